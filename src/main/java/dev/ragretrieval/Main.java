@@ -1,0 +1,1 @@
+package dev.ragretrieval; public final class Main { public static void main(String[] a) {} }

@@ -1,0 +1,131 @@
+package dev.ragretrieval.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** The whole configuration, read once at start-up and validated there. */
+public record AppConfig(
+    Http http,
+    Security security,
+    Qdrant qdrant,
+    Embedding embedding,
+    Retrieval retrieval,
+    Store store,
+    Logging logging) {
+
+  public record Http(
+      int port,
+      String host,
+      int bodyLimitBytes,
+      int maxInFlight,
+      Duration requestTimeout,
+      Duration shutdownGrace,
+      List<String> corsOrigins) {}
+
+  public record Security(Set<String> apiKeys) {
+    public boolean authRequired() {
+      return !apiKeys.isEmpty();
+    }
+
+    @Override
+    public String toString() {
+      return "Security[apiKeys=" + apiKeys.size() + " configured]";
+    }
+  }
+
+  /** host empty = the embedded vector store. */
+  public record Qdrant(
+      Optional<String> host,
+      int grpcPort,
+      Optional<String> apiKey,
+      boolean tls,
+      String collection,
+      Set<String> collections,
+      Duration timeout,
+      int maxAttempts) {
+
+    public boolean embedded() {
+      return host.isEmpty();
+    }
+
+    /** The default collection plus every other one a request may name. */
+    public boolean allows(String name) {
+      return collection.equals(name) || collections.contains(name);
+    }
+
+    @Override
+    public String toString() {
+      return "Qdrant[host=" + host.orElse("<embedded>") + ", grpcPort=" + grpcPort + ", tls=" + tls
+          + ", apiKey=" + (apiKey.isPresent() ? "***" : "<none>") + ", collection=" + collection + "]";
+    }
+  }
+
+  public enum Provider { COHERE, LOCAL, OPENAI }
+
+  public record Embedding(
+      Provider provider,
+      Duration timeout,
+      int maxAttempts,
+      Duration initialBackoff,
+      Duration maxBackoff,
+      Cohere cohere,
+      OpenAi openai,
+      Local local) {
+
+    /** The model name results report as embedding_model. */
+    public String modelName() {
+      return switch (provider) {
+        case COHERE -> cohere.model();
+        case OPENAI -> openai.model();
+        case LOCAL -> local.model();
+      };
+    }
+
+    /** The vector size the configured provider produces. */
+    public int dimension() {
+      return switch (provider) {
+        case COHERE -> cohere.dimension();
+        case OPENAI -> openai.dimensions();
+        case LOCAL -> local.dimension();
+      };
+    }
+  }
+
+  public record Cohere(Optional<String> apiKey, String baseUrl, String model, int dimension, int maxTextsPerCall) {
+    @Override
+    public String toString() {
+      return "Cohere[baseUrl=" + baseUrl + ", model=" + model + ", apiKey=" + (apiKey.isPresent() ? "***" : "<none>") + "]";
+    }
+  }
+
+  public record OpenAi(Optional<String> apiKey, String baseUrl, String model, int dimensions, int maxTextsPerCall) {
+    @Override
+    public String toString() {
+      return "OpenAi[baseUrl=" + baseUrl + ", model=" + model + ", apiKey=" + (apiKey.isPresent() ? "***" : "<none>") + "]";
+    }
+  }
+
+  public record Local(String model, int dimension, int maxTextsPerCall) {}
+
+  public record Retrieval(
+      int maxQueryChars,
+      int defaultTopK,
+      int maxTopK,
+      boolean clampTopK,
+      double defaultScoreThreshold,
+      int maxContextChars,
+      int maxBatchQueries,
+      int maxTextChars,
+      List<String> filterKeys,
+      Map<String, List<String>> payloadKeys) {}
+
+  public record Store(Path dataDir, boolean loadSampleBook) {}
+
+  public enum LogFormat { AUTO, JSON, PLAIN }
+
+  public record Logging(String level, LogFormat format, boolean logQueryText) {}
+}

@@ -1,0 +1,24 @@
+package dev.ragretrieval.embedding;
+
+import io.vertx.core.Future;
+import java.util.List;
+
+/**
+ * One embedding backend (Cohere, an OpenAI-compatible endpoint, the local ONNX model). Only the
+ * embedding verticle calls it. Failures are {@link dev.ragretrieval.error.ServiceException}s.
+ */
+public interface EmbeddingProvider {
+
+  /** The model name results report as {@code embedding_model}. */
+  String model();
+
+  /** The size of every vector this provider returns. */
+  int dimension();
+
+  /** Embeds texts in order; {@code deadline} is absolute epoch millis. */
+  Future<List<float[]>> embed(List<String> texts, InputType inputType, long deadline);
+
+  default Future<Void> close() {
+    return Future.succeededFuture();
+  }
+}

@@ -1,0 +1,50 @@
+package dev.ragretrieval.error;
+
+/**
+ * A failure with its contract code. The message is safe to show a client: it never carries a
+ * secret, a class name or a stack trace. No stack trace is captured: these travel through Futures
+ * on hot paths and are never logged with one.
+ */
+public final class ServiceException extends RuntimeException {
+
+  private final ErrorCode code;
+  private final Object details;
+  private final Integer retryAfterSeconds;
+
+  public ServiceException(ErrorCode code, String message) {
+    this(code, message, null, null);
+  }
+
+  public ServiceException(ErrorCode code, String message, Object details) {
+    this(code, message, details, null);
+  }
+
+  public ServiceException(ErrorCode code, String message, Object details, Integer retryAfterSeconds) {
+    super(message, null, false, false);
+    this.code = code;
+    this.details = details;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  public ErrorCode code() {
+    return code;
+  }
+
+  /** JSON-compatible extra information (a JsonObject, JsonArray, String or null). */
+  public Object details() {
+    return details;
+  }
+
+  /** Seconds a client should wait, for RATE_LIMIT and OVERLOADED; null otherwise. */
+  public Integer retryAfterSeconds() {
+    return retryAfterSeconds;
+  }
+
+  /** Maps any failure to a ServiceException; unknown ones become UPSTREAM_ERROR without their text. */
+  public static ServiceException from(Throwable failure) {
+    if (failure instanceof ServiceException e) {
+      return e;
+    }
+    return new ServiceException(ErrorCode.UPSTREAM_ERROR, "unexpected internal failure");
+  }
+}

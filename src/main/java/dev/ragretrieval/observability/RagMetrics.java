@@ -1,0 +1,107 @@
+package dev.ragretrieval.observability;
+
+import dev.ragretrieval.error.ErrorCode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The service's own meters. Label values come from closed sets (provider names, store kinds,
+ * error codes, route templates): never query text or client-chosen collection names.
+ */
+public final class RagMetrics {
+
+  private static volatile RagMetrics installed = new RagMetrics(new SimpleMeterRegistry());
+
+  private final MeterRegistry registry;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final AtomicInteger openStreams = new AtomicInteger();
+
+  public RagMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    Gauge.builder("rag_requests_in_flight", inFlight, AtomicInteger::get)
+        .description("Requests being served").register(registry);
+    Gauge.builder("rag_streams_open", openStreams, AtomicInteger::get)
+        .description("SSE and NDJSON responses still open").register(registry);
+  }
+
+  /** Makes {@code metrics} the instance {@link #get()} returns (done once at start-up). */
+  public static RagMetrics install(RagMetrics metrics) {
+    installed = metrics;
+    return metrics;
+  }
+
+  public static RagMetrics get() {
+    return installed;
+  }
+
+  public MeterRegistry registry() {
+    return registry;
+  }
+
+  public AtomicInteger inFlight() {
+    return inFlight;
+  }
+
+  public AtomicInteger openStreams() {
+    return openStreams;
+  }
+
+  /** One call to an embedding provider. */
+  public void embedding(String provider, Duration latency, int texts, String outcome) {
+    Timer.builder("rag_embedding_duration_seconds")
+        .description("Latency of one embedding provider call")
+        .tags("provider", provider, "outcome", outcome)
+        .publishPercentileHistogram()
+        .serviceLevelObjectives(ms(5), ms(10), ms(25), ms(50), ms(100), ms(250), ms(500), ms(1000), ms(2500))
+        .minimumExpectedValue(ms(1)).maximumExpectedValue(Duration.ofSeconds(30))
+        .register(registry).record(latency);
+    DistributionSummary.builder("rag_embedding_texts_per_call")
+        .description("Texts sent in one embedding call")
+        .tags("provider", provider)
+        .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64, 96)
+        .register(registry).record(texts);
+  }
+
+  /** One vector-store operation (search, batch, upsert, ...). */
+  public void vectorStore(String store, String operation, Duration latency, String outcome) {
+    Timer.builder("rag_vector_store_duration_seconds")
+        .description("Latency of one vector store call")
+        .tags("store", store, "operation", operation, "outcome", outcome)
+        .serviceLevelObjectives(ms(1), ms(2), ms(5), ms(10), ms(25), ms(50), ms(100), ms(250), ms(1000))
+        .minimumExpectedValue(ms(1)).maximumExpectedValue(Duration.ofSeconds(30))
+        .register(registry).record(latency);
+  }
+
+  /** An upstream call that will be tried again. */
+  public void upstreamRetry(String upstream, ErrorCode code) {
+    Counter.builder("rag_upstream_retries_total").tags("upstream", upstream, "code", code.name())
+        .description("Upstream calls retried").register(registry).increment();
+  }
+
+  /** An upstream call that failed for good. */
+  public void upstreamFailure(String upstream, ErrorCode code) {
+    Counter.builder("rag_upstream_failures_total").tags("upstream", upstream, "code", code.name())
+        .description("Upstream calls that failed after retries").register(registry).increment();
+  }
+
+  /** An error answered to a client. {@code route} is the route template, never the raw path. */
+  public void error(String route, ErrorCode code) {
+    Counter.builder("rag_errors_total").tags("route", route, "code", code.name())
+        .description("Errors answered to clients").register(registry).increment();
+  }
+
+  public void cache(String cache, boolean hit) {
+    Counter.builder("rag_cache_requests_total").tags("cache", cache, "result", hit ? "hit" : "miss")
+        .description("Cache look-ups").register(registry).increment();
+  }
+
+  private static Duration ms(long millis) {
+    return Duration.ofMillis(millis);
+  }
+}
