@@ -1,0 +1,95 @@
+package dev.ragretrieval.upstream;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+/**
+ * Retries an upstream call with exponential backoff and full jitter. A server's Retry-After
+ * (carried by {@link ServiceException#retryAfterSeconds()}) sets the least wait. No attempt starts
+ * after the deadline, and no wait runs past it: then the last failure is what the caller gets.
+ * Waits use {@code vertx.setTimer}, never a sleeping thread.
+ */
+public final class Retry {
+
+  public record Policy(int maxAttempts, Duration initialBackoff, Duration maxBackoff) {
+    public Policy {
+      if (maxAttempts < 1) {
+        throw new IllegalArgumentException("maxAttempts must be at least 1");
+      }
+    }
+  }
+
+  private final Vertx vertx;
+  private final Policy policy;
+  private final String upstream;
+
+  /** {@code upstream} names the peer in metrics ("cohere", "openai", "qdrant"). */
+  public Retry(Vertx vertx, Policy policy, String upstream) {
+    this.vertx = vertx;
+    this.policy = policy;
+    this.upstream = upstream;
+  }
+
+  /** Retries failures whose code is {@link ErrorCode#retryable()}. */
+  public <T> Future<T> call(Supplier<Future<T>> attempt, long deadline) {
+    return call(attempt, deadline, e -> e.code().retryable());
+  }
+
+  public <T> Future<T> call(Supplier<Future<T>> attempt, long deadline, Predicate<ServiceException> retryable) {
+    Promise<T> promise = Promise.promise();
+    run(attempt, deadline, retryable, 1, promise);
+    return promise.future();
+  }
+
+  private <T> void run(Supplier<Future<T>> attempt, long deadline, Predicate<ServiceException> retryable,
+      int number, Promise<T> promise) {
+    if (System.currentTimeMillis() >= deadline) {
+      promise.fail(new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + upstream + " answered"));
+      return;
+    }
+    Future<T> result;
+    try {
+      result = attempt.get();
+    } catch (RuntimeException e) {
+      result = Future.failedFuture(e);
+    }
+    result.onSuccess(promise::complete).onFailure(failure -> {
+      ServiceException error = ServiceException.from(failure);
+      long now = System.currentTimeMillis();
+      if (error.code() != ErrorCode.TIMEOUT && now >= deadline) {
+        error = new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + upstream + " answered");
+      }
+      if (number >= policy.maxAttempts() || !retryable.test(error) || error.code() == ErrorCode.TIMEOUT) {
+        RagMetrics.get().upstreamFailure(upstream, error.code());
+        promise.fail(error);
+        return;
+      }
+      long wait = backoffMillis(number, error.retryAfterSeconds());
+      if (now + wait >= deadline) {
+        // waiting would outlive the request: answer with what the upstream said
+        RagMetrics.get().upstreamFailure(upstream, error.code());
+        promise.fail(error);
+        return;
+      }
+      RagMetrics.get().upstreamRetry(upstream, error.code());
+      vertx.setTimer(Math.max(1, wait), id -> run(attempt, deadline, retryable, number + 1, promise));
+    });
+  }
+
+  /** Full jitter over an exponential ceiling, but never less than the server's Retry-After. */
+  long backoffMillis(int attemptsMade, Integer retryAfterSeconds) {
+    long ceiling = Math.min(policy.maxBackoff().toMillis(),
+        policy.initialBackoff().toMillis() << Math.min(attemptsMade - 1, 20));
+    long jittered = ThreadLocalRandom.current().nextLong(ceiling / 2, ceiling + 1);
+    long floor = retryAfterSeconds == null ? 0 : retryAfterSeconds * 1000L;
+    return Math.max(jittered, floor);
+  }
+}
