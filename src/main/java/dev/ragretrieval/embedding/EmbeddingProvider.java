@@ -15,6 +15,11 @@ public interface EmbeddingProvider {
   /** The size of every vector this provider returns. */
   int dimension();
 
+  /** The most texts one {@link #embed} call may carry; the embedding verticle splits larger requests. */
+  default int maxTextsPerCall() {
+    return Integer.MAX_VALUE;
+  }
+
   /** Embeds texts in order; {@code deadline} is absolute epoch millis. */
   Future<List<float[]>> embed(List<String> texts, InputType inputType, long deadline);
 

@@ -1,5 +1,8 @@
 package dev.ragretrieval.observability;
 
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Handler;
@@ -10,12 +13,28 @@ import io.vertx.micrometer.MetricsDomain;
 import io.vertx.micrometer.MicrometerMetricsFactory;
 import io.vertx.micrometer.MicrometerMetricsOptions;
 import io.vertx.micrometer.PrometheusScrapingHandler;
+import java.util.Arrays;
+import java.util.UUID;
 
 /**
  * Creates the Vertx instance with Micrometer metrics on one Prometheus registry that also holds
  * the service's own meters ({@link RagMetrics}), and serves that registry at /metrics.
  */
 public final class Observability {
+
+  /** Latency buckets for Vert.x's HTTP server and client timers (seconds, up to the 15 s deadline). */
+  static final double[] HTTP_BUCKETS_SECONDS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30};
+
+  private static final MeterFilter HTTP_LATENCY_BUCKETS = new MeterFilter() {
+    @Override
+    public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+      if (id.getType() == Meter.Type.TIMER && id.getName().startsWith("vertx.http.")) {
+        double[] nanos = Arrays.stream(HTTP_BUCKETS_SECONDS).map(s -> s * 1e9).toArray();
+        return DistributionStatisticConfig.builder().serviceLevelObjectives(nanos).build().merge(config);
+      }
+      return config;
+    }
+  };
 
   private final Vertx vertx;
   private final PrometheusMeterRegistry registry;
@@ -28,8 +47,13 @@ public final class Observability {
   /** A Vertx with HTTP server/client and event-bus metrics; installs {@link RagMetrics} on the same registry. */
   public static Observability create() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    // before any meter exists: filters do not reach meters created earlier
+    registry.config().meterFilter(HTTP_LATENCY_BUCKETS);
     MicrometerMetricsOptions metrics = new MicrometerMetricsOptions()
         .setEnabled(true)
+        // vertx-micrometer keeps one backend per registry name for the whole JVM: a unique name
+        // keeps a second Vertx (tests, embedded runs) from writing into the first one's registry
+        .setRegistryName("rag-retrieval-" + UUID.randomUUID())
         .setJvmMetricsEnabled(true)
         .addDisabledMetricsCategory(MetricsDomain.NAMED_POOLS)
         // labels stay bounded: route templates, never raw paths

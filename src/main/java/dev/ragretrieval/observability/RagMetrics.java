@@ -57,8 +57,8 @@ public final class RagMetrics {
     Timer.builder("rag_embedding_duration_seconds")
         .description("Latency of one embedding provider call")
         .tags("provider", provider, "outcome", outcome)
-        .publishPercentileHistogram()
-        .serviceLevelObjectives(ms(5), ms(10), ms(25), ms(50), ms(100), ms(250), ms(500), ms(1000), ms(2500))
+        .serviceLevelObjectives(ms(5), ms(10), ms(25), ms(50), ms(100), ms(250), ms(500), ms(1000), ms(2500),
+            ms(5000), ms(10000))
         .minimumExpectedValue(ms(1)).maximumExpectedValue(Duration.ofSeconds(30))
         .register(registry).record(latency);
     DistributionSummary.builder("rag_embedding_texts_per_call")

@@ -1,0 +1,203 @@
+package dev.ragretrieval.app;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.embedding.EmbeddingClient;
+import dev.ragretrieval.embedding.EmbeddingProvider;
+import dev.ragretrieval.embedding.EmbeddingProviders;
+import dev.ragretrieval.embedding.EmbeddingVerticle;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.http.HttpVerticle;
+import dev.ragretrieval.http.Readiness;
+import dev.ragretrieval.http.RequestGate;
+import dev.ragretrieval.ingest.SampleBook;
+import dev.ragretrieval.retrieval.RetrievalService;
+import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.search.VectorStores;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.ext.web.RoutingContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running service: embedding verticle, vector store and HTTP verticle, started in that order
+ * and stopped gracefully in reverse. The Vertx instance stays the caller's.
+ */
+public final class Application {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Application.class);
+
+  private final Vertx vertx;
+  private final AppConfig config;
+  private final RequestGate gate;
+  private EmbeddingProvider provider;
+  private String embeddingDeployment;
+  private VectorStore store;
+  private EmbeddingClient embeddings;
+  private HttpVerticle http;
+  private String httpDeployment;
+  private Future<Void> shutdown;
+
+  private Application(Vertx vertx, AppConfig config) {
+    this.vertx = vertx;
+    this.config = config;
+    this.gate = new RequestGate(config.http().maxInFlight());
+  }
+
+  /** Starts everything; on failure whatever did start is stopped again. */
+  public static Future<Application> start(Vertx vertx, AppConfig config, Handler<RoutingContext> metricsHandler) {
+    Application app = new Application(vertx, config);
+    return app.startEmbedding()
+        .compose(v -> app.startStore())
+        .compose(v -> app.prepareStore())
+        .compose(v -> app.checkCollection())
+        .compose(v -> app.startHttp(metricsHandler))
+        .map(app)
+        .recover(failure -> app.stopAll().transform(stopped -> Future.failedFuture(failure)));
+  }
+
+  public int httpPort() {
+    return http.port();
+  }
+
+  public VectorStore store() {
+    return store;
+  }
+
+  public EmbeddingClient embeddings() {
+    return embeddings;
+  }
+
+  public AppConfig config() {
+    return config;
+  }
+
+  /**
+   * Graceful: readiness goes DOWN and new /v1 work gets 503 at once; requests and streams in flight
+   * may finish within the shutdown grace; then the server, the verticles and the store close.
+   * Calling it again returns the same future.
+   */
+  public synchronized Future<Void> shutdown() {
+    if (shutdown == null) {
+      gate.drain();
+      LOG.info("shutting down: readiness DOWN, waiting up to {} ms for {} request(s) in flight",
+          config.http().shutdownGrace().toMillis(), gate.inFlight());
+      shutdown = gate.awaitIdle(vertx, config.http().shutdownGrace())
+          .compose(idle -> {
+            if (!idle) {
+              LOG.warn("shutdown grace over with {} request(s) still in flight; closing them", gate.inFlight());
+            }
+            return stopAll();
+          })
+          .onSuccess(v -> LOG.info("shut down"));
+    }
+    return shutdown;
+  }
+
+  /**
+   * On SIGTERM: graceful shutdown, then exit 0 (a plain shutdown hook would leave the JVM's 143).
+   * If shutting down hangs, the process still exits shortly after the grace.
+   */
+  @SuppressWarnings("restriction")
+  public Application installSignalHandler() {
+    sun.misc.Signal.handle(new sun.misc.Signal("TERM"), signal -> {
+      Thread watchdog = new Thread(() -> {
+        try {
+          Thread.sleep(config.http().shutdownGrace().toMillis() + 10_000);
+        } catch (InterruptedException e) {
+          return;
+        }
+        System.exit(0);
+      }, "shutdown-watchdog");
+      watchdog.setDaemon(true);
+      watchdog.start();
+      shutdown()
+          .transform(done -> vertx.close())
+          .onComplete(closed -> System.exit(0));
+    });
+    return this;
+  }
+
+  private Future<Void> startEmbedding() {
+    // the local model loads its weights when created: keep that off the event loop
+    return vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding()))
+        .compose(created -> {
+          provider = created;
+          return EmbeddingVerticle.deploy(vertx, created);
+        })
+        .map(id -> {
+          embeddingDeployment = id;
+          embeddings = new EmbeddingClient(vertx);
+          LOG.info("embedding with {} ({}, {} dimensions)", config.embedding().provider(),
+              config.embedding().modelName(), config.embedding().dimension());
+          return null;
+        });
+  }
+
+  private Future<Void> startStore() {
+    return VectorStores.create(vertx, config).map(created -> {
+      store = created;
+      LOG.info("vector store: {}", config.qdrant());
+      return null;
+    });
+  }
+
+  /** SAMPLE BOOK: the embedded/ingest helper loads the bundled book into an empty embedded store here. */
+  private Future<Void> prepareStore() {
+    return SampleBook.loadIfEmpty(vertx, config, store, embeddings::embed)
+        .<Void>mapEmpty()
+        .recover(failure -> {
+          // not fatal: the service still starts and readiness reports the empty collection
+          LOG.warn("the sample book was not loaded: {}", ServiceException.from(failure).getMessage());
+          return Future.succeededFuture();
+        });
+  }
+
+  /** A missing collection or a wrong vector size is logged, not fatal: readiness keeps reporting it. */
+  private Future<Void> checkCollection() {
+    return new Readiness(store, config).check()
+        .onSuccess(report -> {
+          if (report.up()) {
+            LOG.info("collection '{}' is ready", config.qdrant().collection());
+          } else {
+            LOG.warn("not ready yet: {}", report.reason());
+          }
+        })
+        .mapEmpty();
+  }
+
+  private Future<Void> startHttp(Handler<RoutingContext> metricsHandler) {
+    RetrievalService service = new RetrievalService(embeddings, store, config);
+    http = new HttpVerticle(config, service, new Readiness(store, config), gate, metricsHandler);
+    return vertx.deployVerticle(http).map(id -> {
+      httpDeployment = id;
+      LOG.info("listening on {}:{}", config.http().host(), http.port());
+      return null;
+    });
+  }
+
+  /** Stops in reverse order; each step runs whether or not the one before succeeded. */
+  private Future<Void> stopAll() {
+    return undeploy(httpDeployment)
+        .transform(v -> undeploy(embeddingDeployment))
+        .transform(v -> store == null ? Future.<Void>succeededFuture() : store.close())
+        .transform(v -> provider == null ? Future.<Void>succeededFuture() : provider.close())
+        .transform(v -> {
+          if (v.failed()) {
+            LOG.warn("closing the provider failed: {}", v.cause().getMessage());
+          }
+          return Future.<Void>succeededFuture();
+        });
+  }
+
+  private Future<Void> undeploy(String deployment) {
+    if (deployment == null) {
+      return Future.succeededFuture();
+    }
+    return vertx.undeploy(deployment).recover(failure -> {
+      LOG.warn("undeploying a verticle failed: {}", failure.getMessage());
+      return Future.succeededFuture();
+    });
+  }
+}

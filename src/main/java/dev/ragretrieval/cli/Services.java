@@ -1,0 +1,110 @@
+package dev.ragretrieval.cli;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.config.ConfigException;
+import dev.ragretrieval.config.ConfigLoader;
+import dev.ragretrieval.embedding.EmbeddingClient;
+import dev.ragretrieval.embedding.EmbeddingProvider;
+import dev.ragretrieval.embedding.EmbeddingProviders;
+import dev.ragretrieval.embedding.EmbeddingVerticle;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.ingest.SampleBook;
+import dev.ragretrieval.observability.Logging;
+import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.search.VectorStores;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The parts of the service a one-shot command needs (configuration, embedding, vector store),
+ * started without HTTP and closed when the command ends. Commands run on the main thread and wait
+ * here for futures; the event loops are never blocked.
+ */
+final class Services implements AutoCloseable {
+
+  static final Duration STARTUP = Duration.ofMinutes(10);
+
+  final Vertx vertx;
+  final AppConfig config;
+  private EmbeddingProvider provider;
+  private EmbeddingClient embeddings;
+  private VectorStore store;
+
+  private Services(Vertx vertx, AppConfig config) {
+    this.vertx = vertx;
+    this.config = config;
+  }
+
+  /** Starts embedding and the store; with {@code sampleBook}, an empty embedded store gets the book. */
+  static Services start(CliEnvironment cli, boolean sampleBook) {
+    Vertx vertx = Vertx.vertx();
+    Services services = null;
+    try {
+      AppConfig config = await(ConfigLoader.load(vertx, cli.env()), Duration.ofSeconds(30));
+      // one-shot commands keep stdout for their answer: only warnings unless asked otherwise
+      String level = cli.env().containsKey("RAG_LOG_LEVEL") ? config.logging().level() : "WARN";
+      Logging.configure(new AppConfig.Logging(level, config.logging().format(), config.logging().logQueryText()));
+      services = new Services(vertx, config);
+      services.provider = await(vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding())), STARTUP);
+      await(EmbeddingVerticle.deploy(vertx, services.provider), Duration.ofSeconds(30));
+      services.embeddings = new EmbeddingClient(vertx);
+      services.store = await(VectorStores.create(vertx, config), Duration.ofSeconds(30));
+      if (sampleBook) {
+        await(SampleBook.loadIfEmpty(vertx, config, services.store, services.embeddings::embed), STARTUP)
+            .ifPresent(s -> cli.err().println(String.format(Locale.ROOT,
+                "loaded sample book: %d pages, %d chunks in %.1fs", s.pages(), s.chunks(), s.seconds())));
+      }
+      return services;
+    } catch (RuntimeException e) {
+      if (services != null) {
+        services.close();
+      } else {
+        vertx.close();
+      }
+      throw e;
+    }
+  }
+
+  EmbeddingClient embeddings() {
+    return embeddings;
+  }
+
+  VectorStore store() {
+    return store;
+  }
+
+  /** Waits for a future from a non-event-loop thread; its failure is rethrown as it is. */
+  static <T> T await(Future<T> future, Duration timeout) {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof ConfigException config) {
+        throw config;
+      }
+      throw cause instanceof RuntimeException runtime ? runtime : ServiceException.from(cause);
+    } catch (TimeoutException e) {
+      throw new ServiceException(ErrorCode.TIMEOUT, "gave up waiting after " + timeout.toSeconds() + "s");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ServiceException(ErrorCode.TIMEOUT, "interrupted");
+    }
+  }
+
+  @Override
+  public void close() {
+    Future<Void> storeClosed = store == null ? Future.succeededFuture() : store.close();
+    Future<Void> providerClosed = provider == null ? Future.succeededFuture() : provider.close();
+    try {
+      await(Future.join(storeClosed, providerClosed).transform(done -> vertx.close()), Duration.ofSeconds(30));
+    } catch (RuntimeException e) {
+      // closing is best effort: the process ends next
+    }
+  }
+}

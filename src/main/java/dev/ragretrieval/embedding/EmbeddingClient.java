@@ -1,0 +1,63 @@
+package dev.ragretrieval.embedding;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.eventbus.DeliveryOptions;
+import io.vertx.core.eventbus.Message;
+import io.vertx.core.eventbus.ReplyException;
+import java.util.List;
+
+/**
+ * The caller's side of {@link EmbeddingVerticle#ADDRESS}: what the HTTP pipeline, ingestion and
+ * the CLI use to embed texts. Every failure is a {@link ServiceException} carrying the code,
+ * message and retry-after the provider reported; TIMEOUT when the deadline passes first.
+ */
+public final class EmbeddingClient {
+
+  private final Vertx vertx;
+
+  public EmbeddingClient(Vertx vertx) {
+    this.vertx = vertx;
+    EmbeddingCodecs.register(vertx);
+  }
+
+  /**
+   * Embeds {@code texts} (one vector per text, in order). {@code deadline} is absolute epoch millis;
+   * the event-bus send timeout is the time left to it. Vectors are shared, not copied: do not
+   * modify them.
+   */
+  public Future<EmbedResponse> embed(List<String> texts, InputType type, long deadline) {
+    if (texts == null || type == null || texts.stream().anyMatch(t -> t == null)) {
+      return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "texts to embed must not be null"));
+    }
+    long left = deadline - System.currentTimeMillis();
+    if (left <= 0) {
+      return Future.failedFuture(timeout());
+    }
+    DeliveryOptions options = new DeliveryOptions().setSendTimeout(left).setLocalOnly(true);
+    return vertx.eventBus()
+        .<EmbedResponse>request(EmbeddingVerticle.ADDRESS, new EmbedRequest(texts, type, deadline), options)
+        .map(Message::body)
+        .recover(failure -> Future.failedFuture(toServiceException(failure)));
+  }
+
+  static ServiceException toServiceException(Throwable failure) {
+    if (failure instanceof EmbeddingFailure carried) {
+      return carried.error();
+    }
+    if (failure instanceof ReplyException reply) {
+      return switch (reply.failureType()) {
+        case TIMEOUT -> timeout();
+        case NO_HANDLERS -> new ServiceException(ErrorCode.CONNECTION_ERROR, "the embedding service is not running");
+        default -> new ServiceException(ErrorCode.UPSTREAM_ERROR, "embedding failed");
+      };
+    }
+    return ServiceException.from(failure);
+  }
+
+  private static ServiceException timeout() {
+    return new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before embedding finished");
+  }
+}

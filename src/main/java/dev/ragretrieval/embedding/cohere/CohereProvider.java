@@ -1,0 +1,50 @@
+package dev.ragretrieval.embedding.cohere;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.embedding.InputType;
+import dev.ragretrieval.embedding.http.HttpEmbeddingProvider;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Cohere's {@code POST /v2/embed}: {@code {"model", "texts", "input_type", "embedding_types":
+ * ["float"], "truncate": "END"}} answered by {@code {"id", "embeddings": {"float": [[...]]},
+ * "texts", "meta"}}. At most 96 texts per call (Cohere's limit).
+ */
+public final class CohereProvider extends HttpEmbeddingProvider {
+
+  public CohereProvider(Vertx vertx, AppConfig.Embedding config) {
+    super(vertx, config, "cohere", "Cohere", join(config.cohere().baseUrl(), "/v2/embed"),
+        config.cohere().apiKey(), config.cohere().model(), config.cohere().dimension(),
+        config.cohere().maxTextsPerCall());
+  }
+
+  @Override
+  protected JsonObject requestBody(List<String> texts, InputType inputType) {
+    return new JsonObject()
+        .put("model", model())
+        .put("texts", new JsonArray(new ArrayList<>(texts)))
+        .put("input_type", inputType.wireName())
+        .put("embedding_types", new JsonArray().add("float"))
+        // long chunks lose their tail rather than failing the whole batch
+        .put("truncate", "END");
+  }
+
+  @Override
+  protected List<float[]> vectors(JsonObject body) {
+    JsonArray floats = body.getJsonObject("embeddings").getJsonArray("float");
+    List<float[]> vectors = new ArrayList<>(floats.size());
+    for (int i = 0; i < floats.size(); i++) {
+      vectors.add(floats(floats.getJsonArray(i)));
+    }
+    return vectors;
+  }
+
+  @Override
+  protected String errorMessage(JsonObject body) {
+    return body.getValue("message") instanceof String message ? message : null;
+  }
+}

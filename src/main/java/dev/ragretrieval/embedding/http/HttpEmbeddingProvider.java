@@ -1,0 +1,251 @@
+package dev.ragretrieval.embedding.http;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.embedding.EmbeddingProvider;
+import dev.ragretrieval.embedding.InputType;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.upstream.Retry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An embedding API reached over HTTP with a JSON body and a bearer key (Cohere, OpenAI-compatible).
+ * Owns what they share: per-call timeout (never beyond the deadline), retries of 429, 5xx and
+ * connection failures, mapping of every failure to a client-safe {@link ServiceException}, count
+ * and size checks of the answer, and metrics. Subclasses only build the body and read the answer.
+ */
+public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HttpEmbeddingProvider.class);
+  private static final int MAX_UPSTREAM_MESSAGE = 300;
+
+  private final String name;
+  private final String displayName;
+  private final String url;
+  private final Optional<String> apiKey;
+  private final String model;
+  private final int dimension;
+  private final int maxTextsPerCall;
+  private final long callTimeoutMillis;
+  private final WebClient client;
+  private final Retry retry;
+
+  /**
+   * @param name metrics/retry label ("cohere", "openai")
+   * @param displayName how messages name the upstream ("Cohere")
+   * @param url the full endpoint URL (http or https; https uses the JVM's trusted CAs)
+   */
+  protected HttpEmbeddingProvider(Vertx vertx, AppConfig.Embedding config, String name, String displayName,
+      String url, Optional<String> apiKey, String model, int dimension, int maxTextsPerCall) {
+    this.name = name;
+    this.displayName = displayName;
+    this.url = url;
+    this.apiKey = apiKey.filter(key -> !key.isBlank());
+    this.model = model;
+    this.dimension = dimension;
+    this.maxTextsPerCall = maxTextsPerCall;
+    this.callTimeoutMillis = Math.max(1, config.timeout().toMillis());
+    this.client = WebClient.create(vertx,
+        new WebClientOptions().setUserAgent("rag-retrieval").setKeepAlive(true).setVerifyHost(true),
+        new PoolOptions().setHttp1MaxSize(32));
+    this.retry = new Retry(vertx,
+        new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), name);
+  }
+
+  /** Joins a configured base URL (with or without a trailing slash) and a path. */
+  protected static String join(String baseUrl, String path) {
+    String base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
+    return base + path;
+  }
+
+  /** The JSON body for one call. */
+  protected abstract JsonObject requestBody(List<String> texts, InputType inputType);
+
+  /** The vectors of a 2xx body, in input order; any exception means a malformed answer. */
+  protected abstract List<float[]> vectors(JsonObject body);
+
+  /** The upstream's own error text in an error body, or null. */
+  protected abstract String errorMessage(JsonObject body);
+
+  @Override
+  public String model() {
+    return model;
+  }
+
+  @Override
+  public int dimension() {
+    return dimension;
+  }
+
+  @Override
+  public int maxTextsPerCall() {
+    return maxTextsPerCall;
+  }
+
+  @Override
+  public Future<List<float[]>> embed(List<String> texts, InputType inputType, long deadline) {
+    if (texts.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    // failures that another attempt cannot fix (bad key, bad JSON, wrong size), by identity
+    Set<ServiceException> permanent = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+    return retry.call(() -> attempt(texts, inputType, deadline, permanent), deadline,
+        error -> error.code().retryable() && !permanent.contains(error));
+  }
+
+  @Override
+  public Future<Void> close() {
+    client.close();
+    return Future.succeededFuture();
+  }
+
+  private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long deadline,
+      Set<ServiceException> permanent) {
+    long left = deadline - System.currentTimeMillis();
+    if (left <= 0) {
+      return Future.failedFuture(deadlinePassed());
+    }
+    long timeout = Math.min(callTimeoutMillis, left);
+    long started = System.nanoTime();
+    HttpRequest<Buffer> request = client.postAbs(url)
+        .timeout(timeout)
+        .putHeader("Content-Type", "application/json")
+        .putHeader("Accept", "application/json");
+    apiKey.ifPresent(request::bearerTokenAuthentication);
+    Future<List<float[]>> result = request.sendBuffer(requestBody(texts, inputType).toBuffer())
+        .transform(sent -> {
+          if (sent.failed()) {
+            return Future.failedFuture(transportFailure(sent.cause(), timeout, left));
+          }
+          try {
+            return Future.succeededFuture(answer(sent.result(), texts.size()));
+          } catch (Permanent e) {
+            permanent.add(e.error);
+            return Future.failedFuture(e.error);
+          } catch (ServiceException e) {
+            return Future.failedFuture(e);
+          }
+        });
+    return result.onComplete(done -> RagMetrics.get().embedding(name,
+        Duration.ofNanos(System.nanoTime() - started), texts.size(),
+        done.succeeded() ? "success" : ServiceException.from(done.cause()).code().name().toLowerCase(Locale.ROOT)));
+  }
+
+  private List<float[]> answer(HttpResponse<Buffer> response, int expected) {
+    int status = response.statusCode();
+    if (status == 429) {
+      Integer wait = RetryAfter.seconds(response.getHeader("Retry-After"), Instant.now());
+      throw new ServiceException(ErrorCode.RATE_LIMIT, displayName + " is rate-limiting embedding requests",
+          null, wait == null ? 1 : wait);
+    }
+    if (status == 401 || status == 403) {
+      throw permanent(displayName + " rejected the API key");
+    }
+    if (status >= 500) {
+      throw new ServiceException(ErrorCode.UPSTREAM_ERROR, displayName + " failed with HTTP " + status);
+    }
+    if (status < 200 || status >= 300) {
+      String said = upstreamMessage(response);
+      throw permanent(displayName + " refused the embedding request (HTTP " + status + ")"
+          + (said == null ? "" : ": " + said));
+    }
+    List<float[]> vectors;
+    try {
+      JsonObject body = response.bodyAsJsonObject();
+      if (body == null) {
+        throw permanent(displayName + " answered with an empty body");
+      }
+      vectors = vectors(body);
+    } catch (Permanent e) {
+      throw e;
+    } catch (RuntimeException malformed) {
+      throw permanent(displayName + " answered with malformed JSON");
+    }
+    if (vectors == null || vectors.size() != expected) {
+      throw permanent(displayName + " returned " + (vectors == null ? 0 : vectors.size())
+          + " embeddings for " + expected + " texts");
+    }
+    for (float[] vector : vectors) {
+      if (vector == null || vector.length != dimension) {
+        throw permanent(displayName + " returned vectors of size " + (vector == null ? 0 : vector.length) + ", expected " + dimension
+            + " (check the configured model and dimension)");
+      }
+    }
+    return vectors;
+  }
+
+  /** The upstream's error text, cut short and with the key removed should the upstream echo it. */
+  private String upstreamMessage(HttpResponse<Buffer> response) {
+    try {
+      JsonObject body = response.bodyAsJsonObject();
+      String message = body == null ? null : errorMessage(body);
+      if (message == null || message.isBlank()) {
+        return null;
+      }
+      if (apiKey.isPresent()) {
+        message = message.replace(apiKey.get(), "***");
+      }
+      return message.length() > MAX_UPSTREAM_MESSAGE ? message.substring(0, MAX_UPSTREAM_MESSAGE) + "..." : message;
+    } catch (RuntimeException notJson) {
+      return null;
+    }
+  }
+
+  private ServiceException transportFailure(Throwable cause, long timeout, long left) {
+    if (cause instanceof TimeoutException) {
+      return timeout >= left ? deadlinePassed()
+          : new ServiceException(ErrorCode.TIMEOUT, displayName + " did not answer within " + timeout + " ms");
+    }
+    // refused, reset, DNS, TLS handshake, closed mid-answer: the request never completed
+    LOG.debug("{} call failed: {}", name, cause.toString());
+    return new ServiceException(ErrorCode.CONNECTION_ERROR, "cannot reach " + displayName);
+  }
+
+  private ServiceException deadlinePassed() {
+    return new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + displayName + " answered");
+  }
+
+  private static Permanent permanent(String message) {
+    return new Permanent(new ServiceException(ErrorCode.UPSTREAM_ERROR, message));
+  }
+
+  /** Carries a failure that is not worth another attempt out of the parsing code. */
+  private static final class Permanent extends RuntimeException {
+    private final ServiceException error;
+
+    Permanent(ServiceException error) {
+      super(error.getMessage(), null, false, false);
+      this.error = error;
+    }
+  }
+
+  /** Reads a JSON array of numbers into a float vector. */
+  protected static float[] floats(JsonArray array) {
+    float[] vector = new float[array.size()];
+    for (int i = 0; i < vector.length; i++) {
+      vector[i] = ((Number) array.getValue(i)).floatValue();
+    }
+    return vector;
+  }
+}

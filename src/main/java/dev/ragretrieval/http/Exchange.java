@@ -1,0 +1,187 @@
+package dev.ragretrieval.http;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.observability.RequestLog;
+import dev.ragretrieval.retrieval.ResultJson;
+import dev.ragretrieval.retrieval.RetrievalResult;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * One request's answer, written exactly once: a JSON body, an HTTP error, or a stream of events
+ * that ends with {@code done} or {@code error}. Whatever arrives after the answer is finished (an
+ * upstream reply after the deadline fired, a write after the client left) is dropped.
+ */
+final class Exchange {
+
+  private static final String KEY = "rag.exchange";
+
+  private final RoutingContext ctx;
+  private final String route;
+  private final long startedNanos = System.nanoTime();
+  private String queryId;
+  private String queryText;
+  private StreamFormat stream;
+  private boolean finished;
+  private ErrorCode code;
+  private RetrievalResult result;
+
+  private Exchange(RoutingContext ctx, String route) {
+    this.ctx = ctx;
+    this.route = route;
+  }
+
+  /** The request's exchange, created on first use. {@code route} labels error metrics. */
+  static Exchange of(RoutingContext ctx, String route) {
+    Exchange exchange = ctx.get(KEY);
+    if (exchange == null) {
+      exchange = new Exchange(ctx, route);
+      ctx.put(KEY, exchange);
+    }
+    return exchange;
+  }
+
+  String queryId() {
+    return queryId;
+  }
+
+  Exchange queryId(String queryId) {
+    this.queryId = queryId;
+    return this;
+  }
+
+  Exchange query(String text) {
+    this.queryText = text;
+    return this;
+  }
+
+  /** Remembered for the request log line. */
+  RetrievalResult record(RetrievalResult result) {
+    this.result = result;
+    return result;
+  }
+
+  /** The request log line, once the response has ended or the client has gone. */
+  RequestLog.Entry logEntry() {
+    return new RequestLog.Entry(queryId, ctx.request().method().name(), route, ctx.response().getStatusCode(),
+        code, (System.nanoTime() - startedNanos) / 1e6,
+        result == null ? null : result.embedMs(),
+        result == null ? null : result.searchMs(),
+        result == null ? null : result.count(),
+        streaming(), queryText);
+  }
+
+  boolean finished() {
+    return finished || ctx.response().ended() || ctx.response().closed();
+  }
+
+  boolean streaming() {
+    return stream != null;
+  }
+
+  void json(JsonObject body) {
+    json(200, body);
+  }
+
+  void json(int status, JsonObject body) {
+    if (finished()) {
+      return;
+    }
+    finished = true;
+    ctx.response()
+        .setStatusCode(status)
+        .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+        .end(body.encode());
+  }
+
+  /** Before the first event an HTTP error; after it an {@code error} event that ends the stream. */
+  void fail(Throwable failure) {
+    ServiceException error = ServiceException.from(failure);
+    fail(error, error.code().httpStatus());
+  }
+
+  /** For the few HTTP statuses outside the contract's table (405, 403) that still carry a code. */
+  void fail(ServiceException error, int status) {
+    if (finished()) {
+      return;
+    }
+    code = error.code();
+    RagMetrics.get().error(route, error.code());
+    if (streaming()) {
+      event("error", ResultJson.errorObject(error, queryId));
+      end();
+      return;
+    }
+    HttpServerResponse response = ctx.response();
+    if (response.headWritten()) {
+      finished = true;
+      response.reset();
+      return;
+    }
+    Integer retryAfter = retryAfter(error);
+    if (retryAfter != null) {
+      response.putHeader(HttpHeaders.RETRY_AFTER, String.valueOf(retryAfter));
+    }
+    if (error.code() == ErrorCode.UNAUTHORIZED) {
+      response.putHeader("WWW-Authenticate", "Bearer realm=\"rag-retrieval\"");
+    }
+    json(status, ResultJson.error(error, queryId));
+  }
+
+  /** Sends the stream's headers; the first event follows at once. */
+  void startStream(StreamFormat format) {
+    if (finished() || streaming()) {
+      return;
+    }
+    stream = format;
+    RagMetrics.get().openStreams().incrementAndGet();
+    // the gauge must come down exactly once, whether the stream ends or the client leaves
+    ctx.addEndHandler(done -> RagMetrics.get().openStreams().decrementAndGet());
+    ctx.response()
+        .setStatusCode(200)
+        .setChunked(true)
+        .putHeader(HttpHeaders.CONTENT_TYPE, format.contentType())
+        .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
+        .putHeader("X-Accel-Buffering", "no");
+  }
+
+  void event(String name, JsonObject data) {
+    write(name, stream == StreamFormat.NDJSON ? ResultJson.event(name, data) : data);
+  }
+
+  /** A batch event: NDJSON carries the index beside the data, SSE inside it. */
+  void event(String name, int index, JsonObject data) {
+    write(name, stream == StreamFormat.NDJSON
+        ? ResultJson.event(name, index, data)
+        : new JsonObject().put("index", index).put("data", data));
+  }
+
+  void end() {
+    if (finished()) {
+      return;
+    }
+    finished = true;
+    ctx.response().end();
+  }
+
+  private void write(String name, JsonObject json) {
+    if (finished() || !streaming()) {
+      return;
+    }
+    String frame = stream == StreamFormat.SSE
+        ? "event: " + name + "\ndata: " + json.encode() + "\n\n"
+        : json.encode() + "\n";
+    ctx.response().write(frame);
+  }
+
+  private static Integer retryAfter(ServiceException error) {
+    if (error.retryAfterSeconds() != null) {
+      return error.retryAfterSeconds();
+    }
+    return error.code() == ErrorCode.RATE_LIMIT || error.code() == ErrorCode.OVERLOADED ? 1 : null;
+  }
+}

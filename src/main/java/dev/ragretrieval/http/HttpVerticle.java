@@ -1,0 +1,472 @@
+package dev.ragretrieval.http;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RequestLog;
+import dev.ragretrieval.retrieval.RequestParser;
+import dev.ragretrieval.retrieval.ResultJson;
+import dev.ragretrieval.retrieval.RetrievalRequest;
+import dev.ragretrieval.retrieval.RetrievalResult;
+import dev.ragretrieval.retrieval.RetrievalService;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.MIMEHeader;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.CorsHandler;
+import io.vertx.ext.web.handler.StaticHandler;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP face of the service (API.md sections 4 to 8). Handlers only compose the
+ * {@link RetrievalService} steps and write the answer through an {@link Exchange}.
+ */
+public final class HttpVerticle extends VerticleBase {
+
+  private static final Logger LOG = LoggerFactory.getLogger(HttpVerticle.class);
+  private static final String DEADLINE = "rag.deadline";
+
+  /** The API's paths and their methods: labels for metrics and the answer to a wrong method. */
+  private static final Map<String, HttpMethod> API_ROUTES = Map.of(
+      "/v1/retrieve", HttpMethod.POST,
+      "/v1/retrieve/stream", HttpMethod.GET,
+      "/v1/context", HttpMethod.POST,
+      "/v1/retrieve/batch", HttpMethod.POST,
+      "/v1/facets", HttpMethod.GET,
+      "/health/live", HttpMethod.GET,
+      "/health/ready", HttpMethod.GET,
+      "/metrics", HttpMethod.GET,
+      "/openapi.yaml", HttpMethod.GET);
+
+  private final AppConfig config;
+  private final RetrievalService service;
+  private final RequestParser parser;
+  private final Readiness readiness;
+  private final RequestGate gate;
+  private final Handler<RoutingContext> metricsHandler;
+  private final ApiKeyAuth auth;
+  private HttpServer server;
+  private Buffer openApi;
+
+  /** {@code metricsHandler} may be null: /metrics is then 404. */
+  public HttpVerticle(AppConfig config, RetrievalService service, Readiness readiness, RequestGate gate,
+      Handler<RoutingContext> metricsHandler) {
+    this.config = config;
+    this.service = service;
+    this.parser = service.parser();
+    this.readiness = readiness;
+    this.gate = gate;
+    this.metricsHandler = metricsHandler;
+    this.auth = new ApiKeyAuth(config.security().apiKeys());
+  }
+
+  @Override
+  public Future<?> start() {
+    return vertx.executeBlocking(() -> classpathResource("openapi.yaml"))
+        .compose(spec -> {
+          openApi = spec;
+          server = vertx.createHttpServer(new HttpServerOptions()
+              .setHost(config.http().host())
+              .setPort(config.http().port()));
+          return server.requestHandler(router()).listen();
+        });
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server == null ? Future.succeededFuture() : server.close();
+  }
+
+  /** The bound port (the configured one, or the one picked for port 0). */
+  public int port() {
+    return server.actualPort();
+  }
+
+  private Router router() {
+    Router router = Router.router(vertx);
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimitBytes());
+
+    router.route().failureHandler(this::failed);
+    router.route().handler(cors());
+
+    router.get("/health/live").handler(this::live);
+    router.get("/health/ready").handler(this::ready);
+    router.get("/metrics").handler(this::metrics);
+    router.get("/openapi.yaml").handler(this::openApi);
+
+    router.route("/v1/*").handler(this::authenticate).handler(this::admit);
+    jsonPost(router, "/v1/retrieve", body, this::retrieve);
+    router.get("/v1/retrieve/stream").handler(this::retrieveStream);
+    jsonPost(router, "/v1/context", body, this::context);
+    jsonPost(router, "/v1/retrieve/batch", body, this::batch);
+    router.get("/v1/facets").handler(this::facets);
+
+    router.route().handler(StaticHandler.create("webroot").setCachingEnabled(true));
+    router.route().handler(this::notFound);
+    return router;
+  }
+
+  /** POST with a JSON body: media type checked first (vert.x runs body handlers before user handlers on one route). */
+  private void jsonPost(Router router, String path, BodyHandler body, Handler<RoutingContext> action) {
+    router.post(path).handler(this::requireJson);
+    router.post(path).handler(body).handler(action);
+  }
+
+  // --- cross-cutting ---
+
+  private CorsHandler cors() {
+    CorsHandler cors = CorsHandler.create();
+    List<String> origins = config.http().corsOrigins();
+    if (!origins.contains("*")) {
+      cors.addOrigins(origins);
+    }
+    return cors
+        .allowedMethods(Set.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.OPTIONS))
+        .allowedHeaders(Set.of("Authorization", "X-API-Key", "Content-Type", "Accept", "Last-Event-ID"))
+        .exposedHeaders(Set.of("Retry-After", "WWW-Authenticate"))
+        .maxAgeSeconds(600);
+  }
+
+  private void authenticate(RoutingContext ctx) {
+    if (!auth.required() || auth.accepts(ApiKeyAuth.presented(
+        ctx.request().getHeader(HttpHeaders.AUTHORIZATION), ctx.request().getHeader("X-API-Key")))) {
+      ctx.next();
+      return;
+    }
+    exchange(ctx).fail(new ServiceException(ErrorCode.UNAUTHORIZED,
+        "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"));
+  }
+
+  /** Admission, the request deadline and the request log; released exactly once when the response is over. */
+  private void admit(RoutingContext ctx) {
+    Exchange exchange = exchange(ctx);
+    RequestGate.Admission admission = gate.enter();
+    if (admission != RequestGate.Admission.ADMITTED) {
+      exchange.fail(new ServiceException(ErrorCode.OVERLOADED, admission == RequestGate.Admission.DRAINING
+          ? "the service is shutting down; retry on another instance"
+          : "too many requests in flight; retry shortly", null, 1));
+      RequestLog.log(exchange.logEntry());
+      return;
+    }
+    long timeout = config.http().requestTimeout().toMillis();
+    ctx.put(DEADLINE, System.currentTimeMillis() + timeout);
+    long timer = vertx.setTimer(timeout, id -> exchange.fail(new ServiceException(ErrorCode.TIMEOUT,
+        "the request took longer than " + timeout + " ms")));
+    AtomicBoolean released = new AtomicBoolean();
+    ctx.addEndHandler(done -> {
+      if (released.compareAndSet(false, true)) {
+        vertx.cancelTimer(timer);
+        gate.leave();
+        RequestLog.log(exchange.logEntry());
+      }
+    });
+    ctx.next();
+  }
+
+  private void requireJson(RoutingContext ctx) {
+    MIMEHeader type = ctx.parsedHeaders().contentType();
+    String value = type == null ? "" : type.value().toLowerCase(java.util.Locale.ROOT);
+    if (value.equals("application/json") || (value.startsWith("application/") && value.endsWith("+json"))) {
+      ctx.next();
+      return;
+    }
+    exchange(ctx).fail(new ServiceException(ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        "the request body must be JSON (Content-Type: application/json)"));
+  }
+
+  // --- /v1 ---
+
+  private void retrieve(RoutingContext ctx) {
+    Exchange exchange = exchange(ctx).queryId(UUID.randomUUID().toString());
+    StreamFormat format = StreamFormat.negotiate(ctx);
+    jsonBody(ctx)
+        .compose(service::validate)
+        .onSuccess(request -> {
+          exchange.query(request.query());
+          if (format == StreamFormat.JSON) {
+            answer(exchange, service.retrieve(request, exchange.queryId(), deadline(ctx))
+                .map(exchange::record).map(ResultJson::result));
+          } else {
+            stream(exchange, format, request, deadline(ctx));
+          }
+        })
+        .onFailure(exchange::fail);
+  }
+
+  private void retrieveStream(RoutingContext ctx) {
+    Exchange exchange = exchange(ctx).queryId(UUID.randomUUID().toString());
+    RetrievalRequest request;
+    try {
+      request = parser.parse(ctx.queryParams());
+    } catch (ServiceException e) {
+      exchange.fail(e);
+      return;
+    }
+    exchange.query(request.query());
+    stream(exchange, StreamFormat.SSE, request, deadline(ctx));
+  }
+
+  /** meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event. */
+  private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, long deadline) {
+    exchange.startStream(format);
+    exchange.event("meta", ResultJson.meta(exchange.queryId(), request));
+    service.retrieve(request, exchange.queryId(), deadline)
+        .map(exchange::record)
+        .onSuccess(result -> {
+          result.results().forEach(chunk -> exchange.event("chunk", ResultJson.chunk(chunk)));
+          if (request.includeContext()) {
+            exchange.event("context", ResultJson.context(service.assemble(result)));
+          }
+          exchange.event("done", ResultJson.done(result));
+          exchange.end();
+        })
+        .onFailure(exchange::fail);
+  }
+
+  private void context(RoutingContext ctx) {
+    Exchange exchange = exchange(ctx).queryId(UUID.randomUUID().toString());
+    jsonBody(ctx)
+        .compose(service::validate)
+        .onSuccess(request -> {
+          exchange.query(request.query());
+          answer(exchange, service.retrieve(request, exchange.queryId(), deadline(ctx))
+              .map(exchange::record)
+              .map(service::assemble)
+              .map(ResultJson::context));
+        })
+        .onFailure(exchange::fail);
+  }
+
+  private void batch(RoutingContext ctx) {
+    Exchange exchange = exchange(ctx);
+    long started = System.nanoTime();
+    jsonBody(ctx)
+        .map(parser::parseBatch)
+        .onSuccess(slots -> {
+          List<String> queryIds = slots.stream().map(s -> UUID.randomUUID().toString()).toList();
+          List<Future<RetrievalResult>> results = service.retrieveBatch(slots, queryIds, deadline(ctx));
+          StreamFormat format = StreamFormat.negotiate(ctx);
+          if (format == StreamFormat.JSON) {
+            answerBatch(exchange, results, queryIds, started);
+          } else {
+            streamBatch(exchange, format, results, queryIds, started);
+          }
+        })
+        .onFailure(exchange::fail);
+  }
+
+  /** All slots in input order, once every one has finished. */
+  private void answerBatch(Exchange exchange, List<Future<RetrievalResult>> results, List<String> queryIds,
+      long started) {
+    Future.join(results).onComplete(all -> {
+      JsonArray answers = new JsonArray();
+      for (int i = 0; i < results.size(); i++) {
+        answers.add(slotJson(results.get(i), queryIds.get(i)));
+      }
+      exchange.json(new JsonObject()
+          .put("results", answers)
+          .put("execution_time_ms", ResultJson.ms((System.nanoTime() - started) / 1e6)));
+    });
+  }
+
+  /** One event per slot as it completes, then done. */
+  private void streamBatch(Exchange exchange, StreamFormat format, List<Future<RetrievalResult>> results,
+      List<String> queryIds, long started) {
+    exchange.startStream(format);
+    for (int i = 0; i < results.size(); i++) {
+      int index = i;
+      results.get(i).onComplete(slot -> exchange.event(slot.succeeded() ? "result" : "error", index,
+          slotData(results.get(index), queryIds.get(index))));
+    }
+    Future.join(results).onComplete(all -> {
+      long failed = results.stream().filter(Future::failed).count();
+      exchange.event("done", new JsonObject()
+          .put("count", results.size())
+          .put("succeeded", results.size() - failed)
+          .put("failed", failed)
+          .put("execution_time_ms", ResultJson.ms((System.nanoTime() - started) / 1e6)));
+      exchange.end();
+    });
+  }
+
+  private static JsonObject slotJson(Future<RetrievalResult> slot, String queryId) {
+    return slot.succeeded() ? ResultJson.result(slot.result())
+        : ResultJson.error(ServiceException.from(slot.cause()), queryId);
+  }
+
+  private static JsonObject slotData(Future<RetrievalResult> slot, String queryId) {
+    return slot.succeeded() ? ResultJson.result(slot.result())
+        : ResultJson.errorObject(ServiceException.from(slot.cause()), queryId);
+  }
+
+  private void facets(RoutingContext ctx) {
+    Exchange exchange = exchange(ctx);
+    String key;
+    String collection;
+    int limit;
+    try {
+      key = parser.filterKey(ctx.request().getParam("key"));
+      collection = parser.collection(ctx.request().getParam("collection"));
+      limit = facetLimit(ctx.request().getParam("limit"));
+    } catch (ServiceException e) {
+      exchange.fail(e);
+      return;
+    }
+    answer(exchange, service.facets(collection, key, limit).map(counts -> ResultJson.facets(key, collection, counts)));
+  }
+
+  private static int facetLimit(String raw) {
+    if (raw == null) {
+      return 100;
+    }
+    try {
+      int limit = Integer.parseInt(raw.trim());
+      if (limit >= 1 && limit <= 1000) {
+        return limit;
+      }
+    } catch (NumberFormatException e) {
+      // falls through to the same answer as out of range
+    }
+    throw new ServiceException(ErrorCode.INVALID_REQUEST, "'limit' must be an integer between 1 and 1000",
+        new JsonObject().put("field", "limit"));
+  }
+
+  // --- operations ---
+
+  private void live(RoutingContext ctx) {
+    exchange(ctx).json(new JsonObject().put("status", "UP"));
+  }
+
+  private void ready(RoutingContext ctx) {
+    Future<Readiness.Report> report = gate.draining()
+        ? Future.succeededFuture(Readiness.shuttingDown())
+        : readiness.check();
+    // a shutdown that began while the probe ran wins
+    report.map(r -> gate.draining() ? Readiness.shuttingDown() : r)
+        .onSuccess(r -> exchange(ctx).json(r.up() ? 200 : 503, r.toJson()));
+  }
+
+  private void metrics(RoutingContext ctx) {
+    if (metricsHandler == null) {
+      ctx.next();
+    } else {
+      metricsHandler.handle(ctx);
+    }
+  }
+
+  private void openApi(RoutingContext ctx) {
+    if (openApi == null) {
+      ctx.next();
+      return;
+    }
+    ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/yaml").end(openApi);
+  }
+
+  /** 405 with the allowed method for a known path, 404 for anything else. */
+  private void notFound(RoutingContext ctx) {
+    HttpMethod allowed = API_ROUTES.get(ctx.normalizedPath());
+    if (allowed != null && !allowed.equals(ctx.request().method())) {
+      ctx.response().putHeader(HttpHeaders.ALLOW, allowed.name());
+      exchange(ctx).fail(new ServiceException(ErrorCode.INVALID_REQUEST,
+          ctx.request().method().name() + " is not supported here; use " + allowed.name(),
+          new JsonObject().put("allow", allowed.name())), 405);
+      return;
+    }
+    exchange(ctx).fail(new ServiceException(ErrorCode.NOT_FOUND, "no such path: " + safePath(ctx)));
+  }
+
+  /** Failures raised by vert.x handlers (body limit, CORS) or thrown by ours. */
+  private void failed(RoutingContext ctx) {
+    Throwable failure = ctx.failure();
+    int status = ctx.statusCode();
+    if (failure instanceof ServiceException e) {
+      exchange(ctx).fail(e);
+    } else if (status == 413) {
+      exchange(ctx).fail(new ServiceException(ErrorCode.PAYLOAD_TOO_LARGE,
+          "the request body is over the limit of " + config.http().bodyLimitBytes() + " bytes",
+          new JsonObject().put("limit_bytes", config.http().bodyLimitBytes())));
+    } else if (status == 403) {
+      exchange(ctx).fail(new ServiceException(ErrorCode.INVALID_REQUEST, "this origin is not allowed"), 403);
+    } else if (status == 400) {
+      exchange(ctx).fail(new ServiceException(ErrorCode.INVALID_REQUEST, "the request is malformed"));
+    } else if (status == 404) {
+      notFound(ctx);
+    } else {
+      LOG.error("unexpected failure on {} {}", ctx.request().method(), routeLabel(ctx), failure);
+      exchange(ctx).fail(ServiceException.from(failure));
+    }
+  }
+
+  // --- helpers ---
+
+  private static Exchange exchange(RoutingContext ctx) {
+    return Exchange.of(ctx, routeLabel(ctx));
+  }
+
+  /** A route template for labels and logs: raw paths would make unbounded label values. */
+  private static String routeLabel(RoutingContext ctx) {
+    String path = ctx.normalizedPath();
+    return API_ROUTES.containsKey(path) ? path : "unmatched";
+  }
+
+  private static long deadline(RoutingContext ctx) {
+    Long deadline = ctx.get(DEADLINE);
+    return deadline == null ? System.currentTimeMillis() + 15_000 : deadline;
+  }
+
+  private static Future<JsonObject> jsonBody(RoutingContext ctx) {
+    Buffer buffer = ctx.body().buffer();
+    if (buffer == null || buffer.length() == 0) {
+      return invalidBody("the request body is empty; send a JSON object");
+    }
+    Object value;
+    try {
+      value = Json.decodeValue(buffer);
+    } catch (DecodeException e) {
+      return invalidBody("the request body is not valid JSON");
+    }
+    return value instanceof JsonObject json ? Future.succeededFuture(json)
+        : invalidBody("the request body must be a JSON object");
+  }
+
+  private static Future<JsonObject> invalidBody(String message) {
+    return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, message, new JsonObject().put("field", "body")));
+  }
+
+  private static void answer(Exchange exchange, Future<JsonObject> body) {
+    body.onSuccess(exchange::json).onFailure(exchange::fail);
+  }
+
+  /** The path as the client sent it, cut and stripped of control characters before it is echoed. */
+  private static String safePath(RoutingContext ctx) {
+    String path = ctx.normalizedPath();
+    path = path.length() > 200 ? path.substring(0, 200) + "..." : path;
+    return path.replaceAll("\\p{Cntrl}", "");
+  }
+
+  private static Buffer classpathResource(String name) throws IOException {
+    try (InputStream in = HttpVerticle.class.getClassLoader().getResourceAsStream(name)) {
+      return in == null ? null : Buffer.buffer(in.readAllBytes());
+    }
+  }
+}

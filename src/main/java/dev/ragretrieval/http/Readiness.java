@@ -1,0 +1,97 @@
+package dev.ragretrieval.http;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.search.CollectionInfo;
+import dev.ragretrieval.search.VectorStore;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What /health/ready reports (API.md section 8): the vector store answers, the default collection
+ * exists, its vector size equals the embedder's, and an embedder is configured.
+ */
+public final class Readiness {
+
+  /** A probe that hangs is a failed probe: Kubernetes must hear back within its own timeout. */
+  private static final long PROBE_TIMEOUT_MS = 2000;
+
+  public record Report(boolean up, String reason, JsonArray checks) {
+    public JsonObject toJson() {
+      JsonObject json = new JsonObject().put("status", up ? "UP" : "DOWN");
+      if (!up) {
+        json.put("reason", reason);
+      }
+      return json.put("checks", checks);
+    }
+  }
+
+  private final VectorStore store;
+  private final String collection;
+  private final AppConfig.Embedding embedding;
+
+  public Readiness(VectorStore store, AppConfig config) {
+    this.store = store;
+    this.collection = config.qdrant().collection();
+    this.embedding = config.embedding();
+  }
+
+  public static Report shuttingDown() {
+    return new Report(false, "the service is shutting down", new JsonArray());
+  }
+
+  public Future<Report> check() {
+    Future<CollectionInfo> info;
+    try {
+      info = store.collectionInfo(collection);
+    } catch (RuntimeException e) {
+      info = Future.failedFuture(e);
+    }
+    return info.timeout(PROBE_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .map(this::report)
+        .otherwise(this::report);
+  }
+
+  private Report report(CollectionInfo info) {
+    JsonArray checks = new JsonArray()
+        .add(check("vector_store", null))
+        .add(check("collection", null).put("collection", collection).put("points", info.pointsCount()));
+    String sizeProblem = info.vectorSize() == embedding.dimension() ? null
+        : "collection '" + collection + "' holds vectors of size " + info.vectorSize()
+            + " but the embedder (" + embedding.modelName() + ") gives " + embedding.dimension();
+    checks.add(check("vector_size", sizeProblem).put("expected", embedding.dimension()).put("actual", info.vectorSize()));
+    checks.add(embedder());
+    return new Report(sizeProblem == null, sizeProblem, checks);
+  }
+
+  private Report report(Throwable failure) {
+    JsonArray checks = new JsonArray();
+    String reason;
+    if (failure instanceof ServiceException e && e.code() == ErrorCode.COLLECTION_NOT_FOUND) {
+      reason = "collection '" + collection + "' does not exist";
+      checks.add(check("vector_store", null)).add(check("collection", reason).put("collection", collection));
+    } else {
+      reason = failure instanceof ServiceException e
+          ? "the vector store does not answer: " + e.getMessage()
+          : "the vector store did not answer within " + PROBE_TIMEOUT_MS + " ms";
+      checks.add(check("vector_store", reason));
+    }
+    checks.add(embedder());
+    return new Report(false, reason, checks);
+  }
+
+  private JsonObject embedder() {
+    return check("embedder", null)
+        .put("provider", embedding.provider().name().toLowerCase(java.util.Locale.ROOT))
+        .put("model", embedding.modelName())
+        .put("dimension", embedding.dimension());
+  }
+
+  private static JsonObject check(String name, String problem) {
+    JsonObject check = new JsonObject().put("name", name).put("status", problem == null ? "UP" : "DOWN");
+    return problem == null ? check : check.put("reason", problem);
+  }
+}

@@ -1,0 +1,78 @@
+package dev.ragretrieval.http;
+
+import dev.ragretrieval.observability.RagMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Admission to /v1/*: at most {@code maxInFlight} requests at once (streams count until they
+ * end), none once draining has begun. A graceful shutdown drains and then waits for idle.
+ */
+public final class RequestGate {
+
+  public enum Admission { ADMITTED, OVERLOADED, DRAINING }
+
+  private final int maxInFlight;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private volatile boolean draining;
+
+  public RequestGate(int maxInFlight) {
+    this.maxInFlight = maxInFlight;
+  }
+
+  /** On ADMITTED the caller must call {@link #leave()} exactly once. */
+  public Admission enter() {
+    if (draining) {
+      return Admission.DRAINING;
+    }
+    while (true) {
+      int current = inFlight.get();
+      if (current >= maxInFlight) {
+        return Admission.OVERLOADED;
+      }
+      if (inFlight.compareAndSet(current, current + 1)) {
+        RagMetrics.get().inFlight().incrementAndGet();
+        return Admission.ADMITTED;
+      }
+    }
+  }
+
+  public void leave() {
+    inFlight.decrementAndGet();
+    RagMetrics.get().inFlight().decrementAndGet();
+  }
+
+  public int inFlight() {
+    return inFlight.get();
+  }
+
+  public boolean draining() {
+    return draining;
+  }
+
+  /** From now on readiness is DOWN and new work is refused. */
+  public void drain() {
+    draining = true;
+  }
+
+  /** Completes with true once nothing is in flight, or with false when the grace runs out first. */
+  public Future<Boolean> awaitIdle(Vertx vertx, Duration grace) {
+    Promise<Boolean> idle = Promise.promise();
+    long giveUpAt = System.currentTimeMillis() + grace.toMillis();
+    poll(vertx, giveUpAt, idle);
+    return idle.future();
+  }
+
+  private void poll(Vertx vertx, long giveUpAt, Promise<Boolean> idle) {
+    if (inFlight.get() == 0) {
+      idle.complete(true);
+    } else if (System.currentTimeMillis() >= giveUpAt) {
+      idle.complete(false);
+    } else {
+      vertx.setTimer(25, id -> poll(vertx, giveUpAt, idle));
+    }
+  }
+}

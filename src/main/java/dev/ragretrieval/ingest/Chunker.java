@@ -1,0 +1,174 @@
+package dev.ragretrieval.ingest;
+
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * Splits a page into chunks: first at its headings, then by size on paragraph, sentence and
+ * word boundaries, each chunk starting with the end of the one before (the overlap) so a fact
+ * cut in two is still whole in one of them.
+ */
+public final class Chunker {
+
+  /** Sizes in characters; {@code maxChars} is the hard cap no chunk ever exceeds. */
+  public record Limits(int targetChars, int overlapChars, int maxChars) {
+    public Limits {
+      if (targetChars < 50 || overlapChars < 0 || overlapChars >= targetChars / 2
+          || maxChars < targetChars + overlapChars + 2) {
+        throw new IllegalArgumentException("chunk limits must satisfy 50 <= target, overlap < target/2,"
+            + " max >= target + overlap + 2");
+      }
+    }
+  }
+
+  public static final Limits DEFAULT = new Limits(1200, 150, 10_000);
+
+  private static final Pattern PARAGRAPHS = Pattern.compile("\\n\\s*\\n");
+  private static final Pattern SENTENCES = Pattern.compile("(?<=[.!?])\\s+");
+
+  private final Limits limits;
+
+  public Chunker() {
+    this(DEFAULT);
+  }
+
+  public Chunker(Limits limits) {
+    this.limits = limits;
+  }
+
+  /** The deterministic point id: re-ingesting a page replaces its points instead of adding more. */
+  public static String pointId(String sourceUrl, int chunkIndex) {
+    return UUID.nameUUIDFromBytes((sourceUrl + "#" + chunkIndex).getBytes(StandardCharsets.UTF_8)).toString();
+  }
+
+  public List<Chunk> chunk(Page page) {
+    List<Chunk> chunks = new ArrayList<>();
+    for (Page.Section section : page.sections()) {
+      for (String text : split(section.text())) {
+        chunks.add(chunk(page, section.heading(), text, chunks.size()));
+      }
+    }
+    return chunks;
+  }
+
+  private static Chunk chunk(Page page, String section, String text, int index) {
+    String chunkId = page.sourceUrl() + "#" + index;
+    JsonObject payload = new JsonObject().put("text", text).put("source_url", page.sourceUrl());
+    putIfPresent(payload, "page_title", page.pageTitle());
+    putIfPresent(payload, "chapter", page.chapter());
+    putIfPresent(payload, "chapter_label", page.chapterLabel());
+    putIfPresent(payload, "section", section);
+    payload.put("chunk_index", index).put("chunk_id", chunkId)
+        .put("document_id", page.documentId()).put("source_type", page.sourceType());
+    StringBuilder header = new StringBuilder();
+    if (page.pageTitle() != null) {
+      header.append(page.pageTitle());
+    }
+    if (section != null) {
+      header.append(header.length() > 0 ? " > " : "").append(section);
+    }
+    String embedText = header.length() == 0 ? text : header + "\n\n" + text;
+    return new Chunk(pointId(page.sourceUrl(), index), index, embedText, payload);
+  }
+
+  private static void putIfPresent(JsonObject payload, String key, String value) {
+    if (value != null && !value.isBlank()) {
+      payload.put(key, value);
+    }
+  }
+
+  /** The pieces of one section's text, in order; none when it is blank. */
+  List<String> split(String text) {
+    String body = text == null ? "" : text.strip();
+    if (body.isEmpty()) {
+      return List.of();
+    }
+    if (body.length() <= limits.targetChars()) {
+      return List.of(body);
+    }
+    List<String> chunks = new ArrayList<>();
+    StringBuilder current = new StringBuilder();
+    boolean fresh = true; // current holds nothing but the overlap carried over
+    for (Unit unit : units(body)) {
+      String separator = current.length() == 0 ? "" : unit.paragraphStart() ? "\n\n" : " ";
+      if (!fresh && current.length() + separator.length() + unit.text().length() > limits.targetChars()) {
+        String done = current.toString().strip();
+        chunks.add(done);
+        current.setLength(0);
+        current.append(overlapOf(done));
+        separator = current.length() == 0 ? "" : " ";
+      }
+      current.append(separator).append(unit.text());
+      fresh = false;
+    }
+    if (!fresh) {
+      chunks.add(current.toString().strip());
+    }
+    return chunks;
+  }
+
+  private record Unit(String text, boolean paragraphStart) {}
+
+  /** Paragraphs, or for long ones their sentences, or for long sentences word-bounded pieces. */
+  private List<Unit> units(String body) {
+    List<Unit> units = new ArrayList<>();
+    for (String paragraph : PARAGRAPHS.split(body)) {
+      String p = paragraph.strip();
+      if (p.isEmpty()) {
+        continue;
+      }
+      if (p.length() <= limits.targetChars()) {
+        units.add(new Unit(p, true));
+        continue;
+      }
+      boolean first = true;
+      for (String sentence : SENTENCES.split(p)) {
+        for (String piece : pieces(sentence.strip())) {
+          units.add(new Unit(piece, first));
+          first = false;
+        }
+      }
+    }
+    return units;
+  }
+
+  private List<String> pieces(String sentence) {
+    List<String> pieces = new ArrayList<>();
+    String rest = sentence;
+    int max = limits.targetChars();
+    while (rest.length() > max) {
+      int cut = rest.lastIndexOf(' ', max);
+      if (cut < max / 2) {
+        cut = max; // no usable space: cut inside the word
+      }
+      pieces.add(rest.substring(0, cut).strip());
+      rest = rest.substring(cut).strip();
+    }
+    if (!rest.isEmpty()) {
+      pieces.add(rest);
+    }
+    return pieces;
+  }
+
+  /** The end of a finished chunk to repeat at the start of the next, from a sentence or word start. */
+  private String overlapOf(String chunk) {
+    int overlap = limits.overlapChars();
+    if (overlap == 0 || chunk.length() <= overlap * 2) {
+      return "";
+    }
+    int from = chunk.length() - overlap;
+    var sentence = SENTENCES.matcher(chunk);
+    if (sentence.find(from)) {
+      String tail = chunk.substring(sentence.end()).strip();
+      if (tail.length() >= overlap / 3) {
+        return tail;
+      }
+    }
+    int space = chunk.indexOf(' ', from);
+    return space < 0 ? "" : chunk.substring(space + 1).strip();
+  }
+}

@@ -1,0 +1,250 @@
+package dev.ragretrieval.ingest;
+
+import dev.ragretrieval.embedding.EmbedResponse;
+import dev.ragretrieval.embedding.InputType;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.search.Point;
+import dev.ragretrieval.search.VectorStore;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * Pages in, points out: chunks every page, embeds the chunks as documents in batches, upserts
+ * them under deterministic ids, then removes each page's chunks that no longer exist. Re-running
+ * on the same pages changes nothing; a changed page is updated in place. A batch that still fails
+ * after a few tries is counted and its pages keep their old chunks; a rerun completes the job.
+ */
+public final class Ingestor {
+
+  /** How one run behaves; {@code indexedKeys} become payload indexes of a new collection. */
+  public record Options(String collection, boolean recreate, int batchSize, List<String> indexedKeys,
+      Duration embedTimeout, int maxAttempts) {
+
+    public Options {
+      if (batchSize < 1 || batchSize > 96) {
+        throw new IllegalArgumentException("batch size must be 1..96");
+      }
+      indexedKeys = List.copyOf(indexedKeys);
+    }
+
+    public static Options of(String collection, boolean recreate, List<String> indexedKeys) {
+      return new Options(collection, recreate, 96, indexedKeys, Duration.ofMinutes(2), 3);
+    }
+
+    public Options withBatchSize(int size) {
+      return new Options(collection, recreate, size, indexedKeys, embedTimeout, maxAttempts);
+    }
+  }
+
+  /** The outcome of a run; {@code failed} counts chunks not stored, {@code errors} says why. */
+  public record Summary(String collection, int pages, int chunks, int upserted, long deleted, int failed,
+      double seconds, List<String> errors) {
+
+    public boolean ok() {
+      return failed == 0 && errors.isEmpty();
+    }
+
+    public String describe() {
+      return String.format(java.util.Locale.ROOT,
+          "%s: %d pages, %d chunks, %d upserted, %d stale deleted, %d failed in %.1fs",
+          collection, pages, chunks, upserted, deleted, failed, seconds);
+    }
+  }
+
+  private record Batch(List<Chunk> chunks, Set<Integer> pages) {}
+
+  private final Vertx vertx;
+  private final VectorStore store;
+  private final Embedder embedder;
+  private final Chunker chunker;
+  private final Progress progress;
+
+  public Ingestor(Vertx vertx, VectorStore store, Embedder embedder, Progress progress) {
+    this(vertx, store, embedder, new Chunker(), progress);
+  }
+
+  public Ingestor(Vertx vertx, VectorStore store, Embedder embedder, Chunker chunker, Progress progress) {
+    this.vertx = vertx;
+    this.store = store;
+    this.embedder = embedder;
+    this.chunker = chunker;
+    this.progress = progress;
+  }
+
+  public Future<Summary> ingest(List<Page> pages, Options options) {
+    long start = System.nanoTime();
+    Run run = new Run(pages, options);
+    Future<Void> prepared = options.recreate() ? store.deleteCollection(options.collection()) : Future.succeededFuture();
+    return prepared
+        .compose(v -> vertx.executeBlocking(() -> pages.stream().map(chunker::chunk).toList(), false))
+        .compose(chunked -> {
+          run.chunked = chunked;
+          return run.storeBatches(run.batches(), 0);
+        })
+        .compose(v -> run.count())
+        .compose(before -> run.deleteStale(0).compose(v -> run.count()).map(after -> Math.max(0, before - after)))
+        .map(deleted -> {
+          progress.finish();
+          double seconds = (System.nanoTime() - start) / 1e9;
+          return new Summary(options.collection(), pages.size(), run.total, run.upserted, deleted, run.failed,
+              seconds, List.copyOf(run.errors));
+        })
+        .onFailure(err -> progress.finish());
+  }
+
+  /** The state of one ingest run; every step is called after the one before completes. */
+  private final class Run {
+    private final List<Page> pages;
+    private final Options options;
+    private List<List<Chunk>> chunked;
+    private final Set<Integer> failedPages = new HashSet<>();
+    private final Set<String> errors = new LinkedHashSet<>();
+    private Future<Void> collectionReady;
+    private int total;
+    private int upserted;
+    private int failed;
+
+    Run(List<Page> pages, Options options) {
+      this.pages = pages;
+      this.options = options;
+    }
+
+    /** Batches across page boundaries, so small pages still fill an embedding call. */
+    List<Batch> batches() {
+      List<Batch> batches = new ArrayList<>();
+      List<Chunk> current = new ArrayList<>();
+      Set<Integer> currentPages = new HashSet<>();
+      for (int p = 0; p < chunked.size(); p++) {
+        for (Chunk chunk : chunked.get(p)) {
+          current.add(chunk);
+          currentPages.add(p);
+          total++;
+          if (current.size() == options.batchSize()) {
+            batches.add(new Batch(current, currentPages));
+            current = new ArrayList<>();
+            currentPages = new HashSet<>();
+          }
+        }
+      }
+      if (!current.isEmpty()) {
+        batches.add(new Batch(current, currentPages));
+      }
+      return batches;
+    }
+
+    Future<Void> storeBatches(List<Batch> batches, int index) {
+      if (index >= batches.size()) {
+        return Future.succeededFuture();
+      }
+      Batch batch = batches.get(index);
+      return attempt(() -> storeBatch(batch), 1)
+          .transform(done -> {
+            if (done.succeeded()) {
+              upserted += batch.chunks().size();
+            } else {
+              ServiceException error = ServiceException.from(done.cause());
+              if (isFatal(error)) {
+                return Future.failedFuture(error);
+              }
+              failed += batch.chunks().size();
+              failedPages.addAll(batch.pages());
+              errors.add(error.code() + ": " + error.getMessage());
+            }
+            progress.update(upserted + failed, total);
+            return storeBatches(batches, index + 1);
+          });
+    }
+
+    private Future<Void> storeBatch(Batch batch) {
+      List<String> texts = batch.chunks().stream().map(Chunk::embedText).toList();
+      long deadline = System.currentTimeMillis() + options.embedTimeout().toMillis();
+      return embedder.embed(texts, InputType.SEARCH_DOCUMENT, deadline).compose(response -> {
+        if (response.vectors().size() != texts.size()) {
+          return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
+              "the embedder returned " + response.vectors().size() + " vectors for " + texts.size() + " texts"));
+        }
+        return ensureCollection(response).compose(v -> store.upsert(options.collection(), points(batch, response)));
+      });
+    }
+
+    private List<Point> points(Batch batch, EmbedResponse response) {
+      List<Point> points = new ArrayList<>(batch.chunks().size());
+      for (int i = 0; i < batch.chunks().size(); i++) {
+        Chunk chunk = batch.chunks().get(i);
+        points.add(new Point(chunk.pointId(), response.vectors().get(i), chunk.payload()));
+      }
+      return points;
+    }
+
+    /** Creates a missing collection with the embedder's vector size; refuses a mismatched one. */
+    private Future<Void> ensureCollection(EmbedResponse response) {
+      if (collectionReady == null || collectionReady.failed()) {
+        int size = response.dimension() > 0 ? response.dimension() : response.vectors().get(0).length;
+        collectionReady = store.collectionInfo(options.collection()).transform(info -> {
+          if (info.succeeded()) {
+            if (info.result().vectorSize() != size) {
+              return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "collection '"
+                  + options.collection() + "' holds vectors of size " + info.result().vectorSize()
+                  + " but the embedding model gives " + size + " (use --recreate or another collection)"));
+            }
+            return Future.succeededFuture();
+          }
+          if (ServiceException.from(info.cause()).code() == ErrorCode.COLLECTION_NOT_FOUND) {
+            return store.createCollection(options.collection(), size, options.indexedKeys());
+          }
+          return Future.failedFuture(info.cause());
+        });
+      }
+      return collectionReady;
+    }
+
+    /** Retries any failure but a caller error, waiting 0.5 s, 1 s, 2 s, ... between tries. */
+    private Future<Void> attempt(Supplier<Future<Void>> work, int number) {
+      return work.get().recover(err -> {
+        ServiceException error = ServiceException.from(err);
+        if (number >= options.maxAttempts() || isFatal(error)) {
+          return Future.failedFuture(error);
+        }
+        Promise<Void> later = Promise.promise();
+        vertx.setTimer(500L << (number - 1), id -> attempt(work, number + 1).onComplete(later));
+        return later.future();
+      });
+    }
+
+    /** Errors no retry and no other batch can fix: the whole run stops. */
+    private boolean isFatal(ServiceException error) {
+      return error.code() == ErrorCode.INVALID_REQUEST || error.code() == ErrorCode.UNAUTHORIZED;
+    }
+
+    Future<Long> count() {
+      return store.collectionInfo(options.collection())
+          .map(info -> info.pointsCount())
+          .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
+              ? Future.succeededFuture(0L) : Future.failedFuture(err));
+    }
+
+    /** Pages whose chunks were all stored lose the chunks they no longer have. */
+    Future<Void> deleteStale(int page) {
+      if (page >= pages.size()) {
+        return Future.succeededFuture();
+      }
+      if (failedPages.contains(page)) {
+        return deleteStale(page + 1);
+      }
+      List<String> keep = chunked.get(page).stream().map(Chunk::pointId).toList();
+      return store.deleteStale(options.collection(), pages.get(page).sourceUrl(), keep)
+          .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
+              ? Future.succeededFuture() : Future.failedFuture(err))
+          .compose(v -> deleteStale(page + 1));
+    }
+  }
+}

@@ -1,0 +1,99 @@
+package dev.ragretrieval.ingest;
+
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Stream;
+
+/**
+ * Reads a Docusaurus-style docs folder (or the bundled book on the classpath) into pages. Blocking:
+ * call it on a worker thread.
+ */
+public final class MarkdownFolder {
+
+  private MarkdownFolder() {}
+
+  /** Every .md/.mdx file under {@code root}, skipping hidden folders and node_modules, in path order. */
+  public static List<Page> read(Path root, String baseUrl) throws IOException {
+    List<String> paths;
+    try (Stream<Path> files = Files.walk(root)) {
+      paths = files.filter(Files::isRegularFile)
+          .map(file -> root.relativize(file).toString().replace('\\', '/'))
+          .filter(MarkdownFolder::isPage)
+          .sorted()
+          .toList();
+    }
+    return read(paths, relative -> {
+      Path file = root.resolve(relative);
+      if (!Files.isRegularFile(file)) {
+        return null;
+      }
+      try {
+        return Files.readString(file, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }, baseUrl);
+  }
+
+  /**
+   * Reads the given page paths through {@code load} (relative path -> text, null when missing);
+   * {@code _category_.json} labels are looked up the same way.
+   */
+  public static List<Page> read(List<String> paths, Function<String, String> load, String baseUrl) {
+    Map<String, String> labels = new HashMap<>();
+    List<Page> pages = new ArrayList<>();
+    for (String path : paths) {
+      String text = load.apply(path);
+      if (text == null) {
+        throw new UncheckedIOException(new IOException("cannot read " + path));
+      }
+      String chapter = MarkdownReader.chapterOf(path.replaceFirst("\\.mdx?$", ""));
+      String label = chapter == null ? null
+          : labels.computeIfAbsent(chapterDir(path, chapter), dir -> label(load.apply(dir + "/_category_.json")));
+      pages.add(MarkdownReader.read(path, text, label, baseUrl));
+    }
+    return pages;
+  }
+
+  private static boolean isPage(String relative) {
+    if (!relative.endsWith(".md") && !relative.endsWith(".mdx")) {
+      return false;
+    }
+    for (String part : relative.split("/")) {
+      if (part.startsWith(".") || part.equals("node_modules")) {
+        return false;
+      }
+    }
+    String name = relative.substring(relative.lastIndexOf('/') + 1);
+    // the root README describes the repository, not a page of the book
+    return !name.startsWith("_") && !relative.equalsIgnoreCase("README.md");
+  }
+
+  private static String chapterDir(String path, String chapter) {
+    String[] parts = path.split("/");
+    int at = parts[0].equals("docs") ? 1 : 0;
+    return String.join("/", java.util.Arrays.copyOfRange(parts, 0, at + 1));
+  }
+
+  private static String label(String categoryJson) {
+    if (categoryJson == null) {
+      return null;
+    }
+    try {
+      String label = new JsonObject(categoryJson).getString("label");
+      return label == null || label.isBlank() ? null : label.strip();
+    } catch (DecodeException | ClassCastException e) {
+      return null; // a broken _category_.json only loses the label
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package dev.ragretrieval.ingest;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jsoup.Jsoup;
+import org.jsoup.nodes.Element;
+import org.jsoup.parser.Parser;
+
+/**
+ * Fetches a documentation site: a sitemap.xml (or sitemap index) and every page it lists, or a
+ * single page. A few requests at a time, each with a timeout; pages are parsed on worker threads.
+ */
+public final class SiteCrawler implements AutoCloseable {
+
+  /** What a crawl produced; {@code failures} holds one line per page that could not be read. */
+  public record Result(List<Page> pages, List<String> failures) {}
+
+  private static final int MAX_SITEMAP_DEPTH = 2;
+
+  private final Vertx vertx;
+  private final WebClient client;
+  private final int concurrency;
+  private final Duration timeout;
+
+  public SiteCrawler(Vertx vertx) {
+    this(vertx, 4, Duration.ofSeconds(30));
+  }
+
+  public SiteCrawler(Vertx vertx, int concurrency, Duration timeout) {
+    this.vertx = vertx;
+    this.concurrency = concurrency;
+    this.timeout = timeout;
+    this.client = WebClient.create(vertx, new WebClientOptions()
+        .setUserAgent("rag-retrieval-ingest/1.0").setFollowRedirects(true)
+        .setConnectTimeout((int) timeout.toMillis()));
+  }
+
+  public static boolean isSitemap(String url) {
+    String path = URI.create(url).getPath();
+    path = path == null ? "" : path.toLowerCase(Locale.ROOT);
+    return path.endsWith(".xml") || path.contains("sitemap");
+  }
+
+  /** A sitemap URL crawls every page it lists; any other URL reads that one page. */
+  public Future<Result> crawl(String url) {
+    if (!isSitemap(url)) {
+      return fetchPages(List.of(url));
+    }
+    return sitemapUrls(url, 0).compose(urls -> {
+      if (urls.isEmpty()) {
+        return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST,
+            "the sitemap " + url + " lists no pages"));
+      }
+      return fetchPages(List.copyOf(new LinkedHashSet<>(urls)));
+    });
+  }
+
+  private record Locations(List<String> pages, List<String> sitemaps) {}
+
+  private Future<List<String>> sitemapUrls(String url, int depth) {
+    return fetch(url).compose(xml -> vertx.executeBlocking(() -> locations(url, xml), false)).compose(found -> {
+      List<String> pages = new ArrayList<>(found.pages());
+      if (found.sitemaps().isEmpty() || depth >= MAX_SITEMAP_DEPTH) {
+        return Future.succeededFuture(pages);
+      }
+      List<Future<List<String>>> children = found.sitemaps().stream().map(n -> sitemapUrls(n, depth + 1)).toList();
+      return Future.all(children).map(all -> {
+        children.forEach(child -> pages.addAll(child.result()));
+        return pages;
+      });
+    });
+  }
+
+  /** A urlset lists pages; a sitemapindex lists further sitemaps. */
+  private static Locations locations(String url, String xml) {
+    var doc = Jsoup.parse(xml, url, Parser.xmlParser());
+    List<String> pages = new ArrayList<>();
+    List<String> sitemaps = new ArrayList<>();
+    for (Element loc : doc.select("loc")) {
+      boolean inIndex = loc.parent() != null && loc.parent().normalName().equals("sitemap");
+      (inIndex ? sitemaps : pages).add(loc.text().strip());
+    }
+    return new Locations(pages, sitemaps);
+  }
+
+  /** Fetches and reads the pages, {@code concurrency} at a time; keeps sitemap order. */
+  private Future<Result> fetchPages(List<String> urls) {
+    if (urls.isEmpty()) {
+      return Future.succeededFuture(new Result(List.of(), List.of()));
+    }
+    Page[] read = new Page[urls.size()];
+    List<String> failures = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger next = new AtomicInteger();
+    int lanes = Math.min(concurrency, urls.size());
+    List<Future<Void>> all = new ArrayList<>();
+    for (int lane = 0; lane < lanes; lane++) {
+      Promise<Void> laneDone = Promise.promise();
+      all.add(laneDone.future());
+      fetchNext(urls, read, failures, next, laneDone);
+    }
+    return Future.join(all).map(ignored -> {
+      List<Page> pages = new ArrayList<>();
+      for (Page page : read) {
+        if (page != null && !page.sections().isEmpty()) {
+          pages.add(page);
+        }
+      }
+      return new Result(pages, List.copyOf(failures));
+    });
+  }
+
+  private void fetchNext(List<String> urls, Page[] read, List<String> failures, AtomicInteger next,
+      Promise<Void> laneDone) {
+    int i = next.getAndIncrement();
+    if (i >= urls.size()) {
+      laneDone.complete();
+      return;
+    }
+    String url = urls.get(i);
+    fetch(url)
+        .compose(html -> vertx.executeBlocking(() -> HtmlReader.read(url, html), false))
+        .onSuccess(page -> read[i] = page)
+        .onFailure(err -> failures.add(url + ": " + ServiceException.from(err).getMessage()))
+        .onComplete(ignored -> fetchNext(urls, read, failures, next, laneDone));
+  }
+
+  private Future<String> fetch(String url) {
+    URI uri;
+    try {
+      uri = URI.create(url);
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "not a valid URL: " + url));
+    }
+    if (uri.getScheme() == null || !uri.getScheme().matches("(?i)https?") || uri.getHost() == null) {
+      return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "not an http(s) URL: " + url));
+    }
+    return client.getAbs(url).timeout(timeout.toMillis()).send()
+        .recover(err -> Future.failedFuture(new ServiceException(ErrorCode.CONNECTION_ERROR,
+            "cannot fetch " + url + " (" + reason(err) + ")")))
+        .compose((HttpResponse<Buffer> response) -> {
+          if (response.statusCode() / 100 != 2) {
+            return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
+                "fetching " + url + " answered HTTP " + response.statusCode()));
+          }
+          return Future.succeededFuture(response.bodyAsString("UTF-8") == null ? "" : response.bodyAsString("UTF-8"));
+        });
+  }
+
+  private static String reason(Throwable err) {
+    String name = err.getClass().getSimpleName();
+    if (name.contains("Timeout")) {
+      return "timed out";
+    }
+    String message = err.getMessage();
+    return message == null ? "connection failed" : message.lines().findFirst().orElse("connection failed");
+  }
+
+  @Override
+  public void close() {
+    client.close();
+  }
+}

@@ -1,0 +1,77 @@
+package dev.ragretrieval.observability;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.Appender;
+import ch.qos.logback.core.OutputStreamAppender;
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.config.ConfigException;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies the {@code logging} section at start-up: level, line format and whether request logs
+ * may carry query text. logback.xml already chose a format from the environment; this makes the
+ * configuration file's choice win when the environment is silent.
+ */
+public final class Logging {
+
+  /** Libraries that log a lot at INFO (connections, native library loading). */
+  static final List<String> NOISY = List.of("io.netty", "io.grpc", "ai.djl", "ai.onnxruntime", "io.vertx.grpc");
+
+  // java.util.logging keeps loggers weakly: hold the ones we quieted (onnxruntime logs through JUL)
+  private static final List<java.util.logging.Logger> JUL_QUIETED = new ArrayList<>();
+
+  private Logging() {}
+
+  public static void configure(AppConfig.Logging config) {
+    LoggerContext context = context();
+    Level level = Level.toLevel(config.level(), null);
+    if (level == null) {
+      throw new ConfigException("RAG_LOG_LEVEL must be TRACE, DEBUG, INFO, WARN, ERROR or OFF (got '" + config.level() + "')");
+    }
+    context.getLogger(Logger.ROOT_LOGGER_NAME).setLevel(level);
+    for (String name : NOISY) {
+      context.getLogger(name).setLevel(Level.WARN);
+    }
+    quietJul();
+    encoders(context).forEach(encoder -> encoder.switchTo(config.format()));
+    RequestLog.configure(config.logQueryText());
+  }
+
+  /** The encoders of every appender logback.xml attached (normally one console appender). */
+  static List<FormatSwitchingEncoder> encoders(LoggerContext context) {
+    List<FormatSwitchingEncoder> found = new ArrayList<>();
+    for (Logger logger : context.getLoggerList()) {
+      Iterator<Appender<ILoggingEvent>> it = logger.iteratorForAppenders();
+      while (it.hasNext()) {
+        if (it.next() instanceof OutputStreamAppender<ILoggingEvent> out
+            && out.getEncoder() instanceof FormatSwitchingEncoder encoder) {
+          found.add(encoder);
+        }
+      }
+    }
+    return found;
+  }
+
+  private static synchronized void quietJul() {
+    if (JUL_QUIETED.isEmpty()) {
+      for (String name : List.of("ai.onnxruntime", "ai.djl")) {
+        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(name);
+        jul.setLevel(java.util.logging.Level.WARNING);
+        JUL_QUIETED.add(jul);
+      }
+    }
+  }
+
+  static LoggerContext context() {
+    if (LoggerFactory.getILoggerFactory() instanceof LoggerContext context) {
+      return context;
+    }
+    throw new IllegalStateException("logback is not the SLF4J backend");
+  }
+}

@@ -1,0 +1,338 @@
+package dev.ragretrieval.retrieval;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import io.vertx.core.MultiMap;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns a retrieve request (a JSON body, or the query string of GET /v1/retrieve/stream) into a
+ * {@link RetrievalRequest}: aliases resolved, defaults applied, every rule of API.md section 4
+ * checked. Failures are {@link ServiceException}s whose details name the offending field.
+ */
+public final class RequestParser {
+
+  private static final List<String> QUERY_KEYS = List.of("query", "text", "query_text");
+  private static final List<String> TOP_K_KEYS = List.of("top_k", "k");
+  private static final List<String> THRESHOLD_KEYS = List.of("score_threshold", "similarity_threshold");
+  private static final List<String> FILTER_KEYS = List.of("filter", "filters");
+
+  /** One slot of a batch: either a valid request or the reason it is not. */
+  public record Slot(RetrievalRequest request, ServiceException error) {
+    public boolean valid() {
+      return request != null;
+    }
+  }
+
+  private final AppConfig.Retrieval limits;
+  private final AppConfig.Qdrant qdrant;
+
+  public RequestParser(AppConfig.Retrieval limits, AppConfig.Qdrant qdrant) {
+    this.limits = limits;
+    this.qdrant = qdrant;
+  }
+
+  public RetrievalRequest parse(JsonObject body) {
+    if (body == null) {
+      throw invalid("the request body must be a JSON object", null);
+    }
+    String query = query(body);
+    return new RetrievalRequest(
+        query,
+        topK(body),
+        threshold(body),
+        filterEcho(body),
+        filter(body),
+        collection(body.getValue("collection")),
+        flag(body, "include_context"),
+        maxContextChars(body));
+  }
+
+  /** The query string of GET /v1/retrieve/stream, typed as the JSON body would be. */
+  public RetrievalRequest parse(MultiMap params) {
+    JsonObject body = new JsonObject();
+    for (String key : List.of("query", "text", "query_text", "q", "collection")) {
+      if (params.contains(key)) {
+        body.put(key.equals("q") ? "query" : key, params.get(key));
+      }
+    }
+    for (String key : List.of("top_k", "k", "score_threshold", "similarity_threshold", "max_context_chars")) {
+      if (params.contains(key)) {
+        body.put(key, number(params.get(key)));
+      }
+    }
+    for (String key : FILTER_KEYS) {
+      if (params.contains(key)) {
+        body.put(key, json(key, params.get(key)));
+      }
+    }
+    if (params.contains("context")) {
+      body.put("include_context", bool("context", params.get("context")));
+    }
+    if (params.contains("include_context")) {
+      body.put("include_context", bool("include_context", params.get("include_context")));
+    }
+    return parse(body);
+  }
+
+  /** {"queries": [...]}: the envelope must be right, each slot stands or falls alone. */
+  public List<Slot> parseBatch(JsonObject body) {
+    Object value = body == null ? null : body.getValue("queries");
+    if (!(value instanceof JsonArray queries)) {
+      throw invalid("'queries' must be an array of retrieve requests", field("queries"));
+    }
+    if (queries.isEmpty() || queries.size() > limits.maxBatchQueries()) {
+      throw invalid("'queries' must hold between 1 and " + limits.maxBatchQueries() + " requests",
+          field("queries").put("max", limits.maxBatchQueries()).put("got", queries.size()));
+    }
+    List<Slot> slots = new ArrayList<>(queries.size());
+    for (int i = 0; i < queries.size(); i++) {
+      Object item = queries.getValue(i);
+      try {
+        if (!(item instanceof JsonObject request)) {
+          throw invalid("each query must be a JSON object", field("queries").put("index", i));
+        }
+        slots.add(new Slot(parse(request), null));
+      } catch (ServiceException e) {
+        slots.add(new Slot(null, e));
+      }
+    }
+    return slots;
+  }
+
+  /** A collection a request may name: one of the configured ones. */
+  public String collection(Object value) {
+    if (value == null) {
+      return qdrant.collection();
+    }
+    if (!(value instanceof String name) || !name.matches("[A-Za-z0-9_.-]{1,255}")) {
+      throw invalid("'collection' must be a collection name", field("collection"));
+    }
+    if (!qdrant.allows(name)) {
+      throw invalid("collection '" + name + "' is not one this service serves",
+          field("collection").put("allowed", allowedCollections()));
+    }
+    return name;
+  }
+
+  /** A payload key that may be filtered and faceted on. */
+  public String filterKey(String key) {
+    if (key == null || key.isBlank()) {
+      throw invalid("'key' is required", field("key").put("allowed", new JsonArray(limits.filterKeys())));
+    }
+    if (!limits.filterKeys().contains(key)) {
+      throw invalid("'" + key + "' is not a filterable payload key",
+          field("key").put("allowed", new JsonArray(limits.filterKeys())));
+    }
+    return key;
+  }
+
+  private String query(JsonObject body) {
+    String key = firstPresent(body, QUERY_KEYS);
+    Object value = key == null ? null : body.getValue(key);
+    if (value == null) {
+      throw new ServiceException(ErrorCode.EMPTY_QUERY, "'query' is required", field("query"));
+    }
+    if (!(value instanceof String text)) {
+      throw invalid("'" + key + "' must be a string", field(key));
+    }
+    String query = text.strip();
+    if (query.isEmpty()) {
+      throw new ServiceException(ErrorCode.EMPTY_QUERY, "'" + key + "' must not be blank", field(key));
+    }
+    int length = query.codePointCount(0, query.length());
+    if (length > limits.maxQueryChars()) {
+      throw new ServiceException(ErrorCode.QUERY_TOO_LONG,
+          "'" + key + "' is " + length + " characters; the limit is " + limits.maxQueryChars(),
+          field(key).put("max", limits.maxQueryChars()).put("length", length));
+    }
+    return query;
+  }
+
+  private int topK(JsonObject body) {
+    String key = firstPresent(body, TOP_K_KEYS);
+    Object value = key == null ? null : body.getValue(key);
+    if (value == null) {
+      return limits.defaultTopK();
+    }
+    JsonObject details = field(key).put("min", 1).put("max", limits.maxTopK());
+    Long whole = wholeNumber(value);
+    if (whole == null) {
+      throw new ServiceException(ErrorCode.INVALID_TOP_K, "'" + key + "' must be an integer", details);
+    }
+    if (whole >= 1 && whole <= limits.maxTopK()) {
+      return whole.intValue();
+    }
+    if (limits.clampTopK()) {
+      return (int) Math.max(1, Math.min(limits.maxTopK(), whole));
+    }
+    throw new ServiceException(ErrorCode.INVALID_TOP_K,
+        "'" + key + "' must be between 1 and " + limits.maxTopK(), details);
+  }
+
+  private double threshold(JsonObject body) {
+    String key = firstPresent(body, THRESHOLD_KEYS);
+    Object value = key == null ? null : body.getValue(key);
+    if (value == null) {
+      return limits.defaultScoreThreshold();
+    }
+    JsonObject details = field(key).put("min", 0).put("max", 1);
+    if (!(value instanceof Number number)) {
+      throw new ServiceException(ErrorCode.INVALID_THRESHOLD, "'" + key + "' must be a number", details);
+    }
+    double threshold = number.doubleValue();
+    if (!(threshold >= 0 && threshold <= 1)) {
+      throw new ServiceException(ErrorCode.INVALID_THRESHOLD, "'" + key + "' must be between 0 and 1", details);
+    }
+    return threshold;
+  }
+
+  private JsonObject filterEcho(JsonObject body) {
+    String key = firstPresent(body, FILTER_KEYS);
+    Object value = key == null ? null : body.getValue(key);
+    return value instanceof JsonObject filter ? filter.copy() : new JsonObject();
+  }
+
+  private Map<String, List<Object>> filter(JsonObject body) {
+    String key = firstPresent(body, FILTER_KEYS);
+    Object value = key == null ? null : body.getValue(key);
+    if (value == null) {
+      return Map.of();
+    }
+    if (!(value instanceof JsonObject filter)) {
+      throw invalid("'" + key + "' must be an object of payload key -> value(s)", field(key));
+    }
+    Map<String, List<Object>> out = new LinkedHashMap<>();
+    for (String payloadKey : filter.fieldNames()) {
+      if (!limits.filterKeys().contains(payloadKey)) {
+        throw invalid("cannot filter on '" + payloadKey + "'",
+            field(key).put("key", payloadKey).put("allowed", new JsonArray(limits.filterKeys())));
+      }
+      out.put(payloadKey, filterValues(key, payloadKey, filter.getValue(payloadKey)));
+    }
+    return out;
+  }
+
+  private List<Object> filterValues(String key, String payloadKey, Object value) {
+    JsonObject details = field(key).put("key", payloadKey);
+    if (isScalar(value)) {
+      return List.of(value);
+    }
+    if (value instanceof JsonArray array && !array.isEmpty()) {
+      List<Object> values = new ArrayList<>(array.size());
+      for (Object item : array) {
+        if (!isScalar(item)) {
+          throw invalid("filter values must be strings, numbers or booleans", details);
+        }
+        values.add(item);
+      }
+      return List.copyOf(values);
+    }
+    throw invalid("filter '" + payloadKey + "' must be a string, number, boolean or a non-empty array of them", details);
+  }
+
+  private boolean flag(JsonObject body, String key) {
+    Object value = body.getValue(key);
+    if (value == null) {
+      return false;
+    }
+    if (!(value instanceof Boolean b)) {
+      throw invalid("'" + key + "' must be true or false", field(key));
+    }
+    return b;
+  }
+
+  private int maxContextChars(JsonObject body) {
+    Object value = body.getValue("max_context_chars");
+    if (value == null) {
+      return limits.maxContextChars();
+    }
+    Long whole = wholeNumber(value);
+    if (whole == null || whole < 1 || whole > Integer.MAX_VALUE) {
+      throw invalid("'max_context_chars' must be a positive integer", field("max_context_chars"));
+    }
+    return whole.intValue();
+  }
+
+  /** 5 and 5.0 are the same JSON number; 2.5, "5" and true are not integers. */
+  private static Long wholeNumber(Object value) {
+    if (value instanceof Integer || value instanceof Long || value instanceof Short || value instanceof Byte) {
+      return ((Number) value).longValue();
+    }
+    if (value instanceof Number n) {
+      double d = n.doubleValue();
+      if (Double.isFinite(d) && d == Math.rint(d) && Math.abs(d) < 1e15) {
+        return (long) d;
+      }
+    }
+    return null;
+  }
+
+  private static boolean isScalar(Object value) {
+    return value instanceof String || value instanceof Number || value instanceof Boolean;
+  }
+
+  private static String firstPresent(JsonObject body, List<String> keys) {
+    for (String key : keys) {
+      if (body.getValue(key) != null) {
+        return key;
+      }
+    }
+    return null;
+  }
+
+  /** Query-string numbers become JSON numbers; anything else stays a string and fails as a wrong type. */
+  private static Object number(String raw) {
+    String value = raw.trim();
+    try {
+      return Long.parseLong(value);
+    } catch (NumberFormatException notLong) {
+      try {
+        double d = Double.parseDouble(value);
+        return Double.isFinite(d) ? d : raw;
+      } catch (NumberFormatException notNumber) {
+        return raw;
+      }
+    }
+  }
+
+  private static Object json(String key, String raw) {
+    if (raw == null || raw.isBlank()) {
+      return null;
+    }
+    try {
+      return new JsonObject(raw);
+    } catch (DecodeException | ClassCastException e) {
+      throw invalid("'" + key + "' must be a URL-encoded JSON object", field(key));
+    }
+  }
+
+  private static boolean bool(String key, String raw) {
+    return switch (raw.trim().toLowerCase(java.util.Locale.ROOT)) {
+      case "true", "1", "yes", "" -> true;
+      case "false", "0", "no" -> false;
+      default -> throw invalid("'" + key + "' must be true or false", field(key));
+    };
+  }
+
+  private JsonArray allowedCollections() {
+    JsonArray allowed = new JsonArray().add(qdrant.collection());
+    qdrant.collections().stream().sorted().filter(c -> !c.equals(qdrant.collection())).forEach(allowed::add);
+    return allowed;
+  }
+
+  private static JsonObject field(String name) {
+    return new JsonObject().put("field", name);
+  }
+
+  private static ServiceException invalid(String message, JsonObject details) {
+    return new ServiceException(ErrorCode.INVALID_REQUEST, message, details);
+  }
+}

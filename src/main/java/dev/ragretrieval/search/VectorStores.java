@@ -1,0 +1,20 @@
+package dev.ragretrieval.search;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.search.embedded.EmbeddedVectorStore;
+import dev.ragretrieval.search.qdrant.QdrantVectorStore;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+
+/** Picks the vector store the configuration names: Qdrant when QDRANT_HOST is set. */
+public final class VectorStores {
+
+  private VectorStores() {}
+
+  public static Future<VectorStore> create(Vertx vertx, AppConfig config) {
+    if (config.qdrant().host().isPresent()) {
+      return Future.succeededFuture(new QdrantVectorStore(vertx, config.qdrant()));
+    }
+    return Future.succeededFuture(new EmbeddedVectorStore(vertx, config.store().dataDir()));
+  }
+}

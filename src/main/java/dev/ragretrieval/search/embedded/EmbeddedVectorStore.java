@@ -1,0 +1,242 @@
+package dev.ragretrieval.search.embedded;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.search.CollectionInfo;
+import dev.ragretrieval.search.FacetCount;
+import dev.ragretrieval.search.Point;
+import dev.ragretrieval.search.ScoredPoint;
+import dev.ragretrieval.search.SearchRequest;
+import dev.ragretrieval.search.VectorStore;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.WorkerExecutor;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.lucene.store.LockObtainFailedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The embedded default vector store: one Lucene HNSW index per collection under
+ * {@code <dataDir>/collections/<name>/}, with the same semantics as Qdrant (cosine scores,
+ * exact and any-of payload filters, upsert by id). All Lucene and file work runs on a worker
+ * pool, never on an event loop.
+ */
+public final class EmbeddedVectorStore implements VectorStore {
+
+  private static final Logger LOG = LoggerFactory.getLogger(EmbeddedVectorStore.class);
+  private static final String STORE = "embedded";
+  private static final String META_FILE = "collection.json";
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
+
+  private final Path collectionsDir;
+  private final WorkerExecutor workers;
+  private final Map<String, LuceneCollection> open = new ConcurrentHashMap<>();
+
+  public EmbeddedVectorStore(Vertx vertx, Path dataDir) {
+    this.collectionsDir = dataDir.resolve("collections");
+    this.workers = vertx.createSharedWorkerExecutor("rag-embedded-store", 4);
+  }
+
+  @Override
+  public Future<List<ScoredPoint>> search(SearchRequest request) {
+    return run("search", () -> searchNow(request));
+  }
+
+  @Override
+  public Future<List<List<ScoredPoint>>> searchBatch(List<SearchRequest> requests) {
+    return run("search_batch", () -> {
+      List<List<ScoredPoint>> results = new ArrayList<>(requests.size());
+      for (SearchRequest request : requests) {
+        results.add(searchNow(request));
+      }
+      return results;
+    });
+  }
+
+  @Override
+  public Future<CollectionInfo> collectionInfo(String collection) {
+    return run("collection_info", () -> {
+      LuceneCollection c = existing(collection);
+      return new CollectionInfo(collection, c.vectorSize(), c.count());
+    });
+  }
+
+  @Override
+  public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
+    return run("create_collection", () -> {
+      if (!NAME.matcher(collection).matches()) {
+        throw new ServiceException(ErrorCode.INVALID_REQUEST, "invalid collection name");
+      }
+      if (vectorSize < 1) {
+        throw new ServiceException(ErrorCode.INVALID_REQUEST, "vector size must be positive");
+      }
+      synchronized (this) {
+        if (find(collection) != null) {
+          return null; // already there, as Qdrant's create-if-missing callers expect
+        }
+        Path dir = collectionsDir.resolve(collection);
+        Files.createDirectories(dir.resolve("index"));
+        JsonObject meta = new JsonObject().put("vector_size", vectorSize).put("distance", "Cosine")
+            .put("indexed_keys", new JsonArray(new ArrayList<>(indexedKeys)));
+        Files.writeString(dir.resolve(META_FILE), meta.encodePrettily(), StandardCharsets.UTF_8);
+        open.put(collection, new LuceneCollection(dir.resolve("index"), vectorSize));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public Future<Void> deleteCollection(String collection) {
+    return run("delete_collection", () -> {
+      if (!NAME.matcher(collection).matches()) {
+        return null;
+      }
+      synchronized (this) {
+        LuceneCollection c = open.remove(collection);
+        if (c != null) {
+          c.close();
+        }
+        deleteTree(collectionsDir.resolve(collection));
+      }
+      return null;
+    });
+  }
+
+  @Override
+  public Future<Void> upsert(String collection, List<Point> points) {
+    return run("upsert", () -> {
+      LuceneCollection c = existing(collection);
+      for (Point point : points) {
+        checkSize(c, point.vector());
+      }
+      c.upsert(points);
+      return null;
+    });
+  }
+
+  @Override
+  public Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds) {
+    return run("delete_stale", () -> {
+      existing(collection).deleteStale(sourceUrl, List.copyOf(keepIds));
+      return null;
+    });
+  }
+
+  @Override
+  public Future<List<FacetCount>> facet(String collection, String key, int limit) {
+    return run("facet", () -> existing(collection).facet(key, limit));
+  }
+
+  @Override
+  public Future<Void> close() {
+    return workers.<Void>executeBlocking(() -> {
+      synchronized (this) {
+        for (LuceneCollection c : open.values()) {
+          c.close();
+        }
+        open.clear();
+      }
+      return null;
+    }, false).eventually(() -> workers.close());
+  }
+
+  private List<ScoredPoint> searchNow(SearchRequest request) throws IOException {
+    if (System.currentTimeMillis() >= request.deadline()) {
+      throw new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before the search ran");
+    }
+    LuceneCollection c = existing(request.collection());
+    checkSize(c, request.vector());
+    return c.search(request.vector(), request.limit(), request.scoreThreshold(), request.filter());
+  }
+
+  private static void checkSize(LuceneCollection c, float[] vector) {
+    if (vector.length != c.vectorSize()) {
+      throw new ServiceException(ErrorCode.UPSTREAM_ERROR, "vector size " + vector.length
+          + " does not match the collection's vector size " + c.vectorSize());
+    }
+  }
+
+  private LuceneCollection existing(String collection) throws IOException {
+    LuceneCollection c = find(collection);
+    if (c == null) {
+      throw new ServiceException(ErrorCode.COLLECTION_NOT_FOUND,
+          "collection '" + collection + "' does not exist");
+    }
+    return c;
+  }
+
+  /** The open collection, opening it from disk on first use; null when it does not exist. */
+  private LuceneCollection find(String collection) throws IOException {
+    LuceneCollection c = open.get(collection);
+    if (c != null || !NAME.matcher(collection).matches()) {
+      return c;
+    }
+    synchronized (this) {
+      c = open.get(collection);
+      if (c != null) {
+        return c;
+      }
+      Path dir = collectionsDir.resolve(collection);
+      String meta;
+      try {
+        meta = Files.readString(dir.resolve(META_FILE), StandardCharsets.UTF_8);
+      } catch (NoSuchFileException missing) {
+        return null;
+      }
+      int vectorSize = new JsonObject(meta).getInteger("vector_size");
+      c = new LuceneCollection(dir.resolve("index"), vectorSize);
+      open.put(collection, c);
+      return c;
+    }
+  }
+
+  private static void deleteTree(Path dir) throws IOException {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
+  private <T> Future<T> run(String operation, Callable<T> work) {
+    long start = System.nanoTime();
+    return workers.executeBlocking(() -> {
+      try {
+        return work.call();
+      } catch (ServiceException e) {
+        throw e;
+      } catch (LockObtainFailedException e) {
+        throw new ServiceException(ErrorCode.CONNECTION_ERROR,
+            "the embedded vector store's files are in use by another process");
+      } catch (Exception e) {
+        LOG.warn("embedded vector store {} failed: {}", operation, e.toString());
+        throw new ServiceException(ErrorCode.CONNECTION_ERROR,
+            "the embedded vector store cannot read or write its files");
+      }
+    }, false).andThen(done -> {
+      String outcome = done.succeeded() ? "success" : ServiceException.from(done.cause()).code().name();
+      RagMetrics.get().vectorStore(STORE, operation, Duration.ofNanos(System.nanoTime() - start), outcome);
+    });
+  }
+}

@@ -1,0 +1,276 @@
+package dev.ragretrieval.search.embedded;
+
+import dev.ragretrieval.search.FacetCount;
+import dev.ragretrieval.search.Point;
+import dev.ragretrieval.search.ScoredPoint;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.apache.lucene.codecs.KnnVectorsFormat;
+import org.apache.lucene.codecs.KnnVectorsReader;
+import org.apache.lucene.codecs.KnnVectorsWriter;
+import org.apache.lucene.codecs.lucene912.Lucene912Codec;
+import org.apache.lucene.codecs.lucene99.Lucene99HnswVectorsFormat;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.KnnFloatVectorField;
+import org.apache.lucene.document.StoredField;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.SegmentReadState;
+import org.apache.lucene.index.SegmentWriteState;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.index.VectorSimilarityFunction;
+import org.apache.lucene.search.BooleanClause.Occur;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.MatchNoDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.TermInSetQuery;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopDocs;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
+
+/**
+ * One collection: a Lucene index of points. Blocking; only {@link EmbeddedVectorStore}'s worker
+ * threads call it. Every scalar payload value is also indexed as a keyword ({@code k.<key>}) so
+ * filters work on any key, as they do in Qdrant.
+ */
+final class LuceneCollection implements AutoCloseable {
+
+  static final String ID = "id";
+  static final String VECTOR = "vector";
+  static final String PAYLOAD = "payload";
+  static final String KEY_PREFIX = "k.";
+  /** Longer values (chunk texts) are not useful as filter terms and can exceed Lucene's term limit. */
+  private static final int MAX_KEYWORD_CHARS = 512;
+  /** Lucene 9's default cap is 1024; OpenAI-sized vectors need more. */
+  private static final int MAX_DIMENSIONS = 4096;
+
+  private final int vectorSize;
+  private final Directory directory;
+  private final IndexWriter writer;
+  private final SearcherManager searchers;
+
+  LuceneCollection(Path indexDir, int vectorSize) throws IOException {
+    this.vectorSize = vectorSize;
+    this.directory = FSDirectory.open(indexDir);
+    IndexWriterConfig config = new IndexWriterConfig().setCodec(new WideVectorCodec());
+    this.writer = new IndexWriter(directory, config);
+    this.searchers = new SearcherManager(writer, null);
+  }
+
+  int vectorSize() {
+    return vectorSize;
+  }
+
+  long count() throws IOException {
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      return searcher.getIndexReader().numDocs();
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  void upsert(List<Point> points) throws IOException {
+    for (Point point : points) {
+      writer.updateDocument(new Term(ID, point.id()), document(point));
+    }
+    publish();
+  }
+
+  /** Deletes the points of {@code sourceUrl} not in {@code keepIds}; returns how many went. */
+  long deleteStale(String sourceUrl, Collection<String> keepIds) throws IOException {
+    BooleanQuery.Builder stale = new BooleanQuery.Builder()
+        .add(new TermQuery(new Term(KEY_PREFIX + "source_url", sourceUrl)), Occur.FILTER);
+    if (!keepIds.isEmpty()) {
+      stale.add(new TermInSetQuery(ID, keepIds.stream().map(BytesRef::new).toList()), Occur.MUST_NOT);
+    }
+    Query query = stale.build();
+    long before = countOf(query);
+    if (before > 0) {
+      writer.deleteDocuments(query);
+      publish();
+    }
+    return before;
+  }
+
+  List<ScoredPoint> search(float[] vector, int limit, float threshold, Map<String, List<Object>> filter)
+      throws IOException {
+    int candidates = Math.max(limit * 4, 40);
+    Query query = new KnnFloatVectorQuery(VECTOR, vector, candidates, filterQuery(filter));
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      TopDocs top = searcher.search(query, candidates);
+      List<ScoredPoint> hits = new ArrayList<>();
+      for (ScoreDoc doc : top.scoreDocs) {
+        // Lucene scores COSINE as (1 + cos) / 2; the contract's score is the cosine itself
+        float cosine = 2f * doc.score - 1f;
+        if (cosine < threshold) {
+          break;
+        }
+        Document stored = searcher.storedFields().document(doc.doc);
+        hits.add(new ScoredPoint(stored.get(ID), cosine, new JsonObject(stored.get(PAYLOAD))));
+        if (hits.size() == limit) {
+          break;
+        }
+      }
+      return hits;
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  List<FacetCount> facet(String key, int limit) throws IOException {
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      List<String> values = new ArrayList<>();
+      for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
+        Terms terms = leaf.reader().terms(KEY_PREFIX + key);
+        if (terms == null) {
+          continue;
+        }
+        TermsEnum it = terms.iterator();
+        for (BytesRef term = it.next(); term != null; term = it.next()) {
+          String value = term.utf8ToString();
+          if (!values.contains(value)) {
+            values.add(value);
+          }
+        }
+      }
+      List<FacetCount> counts = new ArrayList<>();
+      for (String value : values) {
+        // count() honours deletions, unlike docFreq
+        int count = searcher.count(new TermQuery(new Term(KEY_PREFIX + key, value)));
+        if (count > 0) {
+          counts.add(new FacetCount(value, count));
+        }
+      }
+      counts.sort(Comparator.comparingLong(FacetCount::count).reversed()
+          .thenComparing(c -> String.valueOf(c.value())));
+      return counts.size() > limit ? List.copyOf(counts.subList(0, limit)) : counts;
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    try {
+      searchers.close();
+      writer.close();
+    } finally {
+      directory.close();
+    }
+  }
+
+  /** Commit for durability, then refresh so the change is searchable when the caller hears back. */
+  private void publish() throws IOException {
+    writer.commit();
+    searchers.maybeRefreshBlocking();
+  }
+
+  private long countOf(Query query) throws IOException {
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      return searcher.count(query);
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  private Document document(Point point) {
+    Document doc = new Document();
+    doc.add(new StringField(ID, point.id(), Field.Store.YES));
+    doc.add(new KnnFloatVectorField(VECTOR, point.vector(), VectorSimilarityFunction.COSINE));
+    doc.add(new StoredField(PAYLOAD, point.payload().encode()));
+    point.payload().forEach(entry -> {
+      if (entry.getValue() instanceof JsonArray array) {
+        array.forEach(item -> addKeyword(doc, entry.getKey(), item));
+      } else {
+        addKeyword(doc, entry.getKey(), entry.getValue());
+      }
+    });
+    return doc;
+  }
+
+  private static void addKeyword(Document doc, String key, Object value) {
+    String term = keyword(value);
+    if (term != null && term.length() <= MAX_KEYWORD_CHARS) {
+      doc.add(new StringField(KEY_PREFIX + key, term, Field.Store.NO));
+    }
+  }
+
+  /** The term a payload or filter value is indexed and matched as; null for non-scalars. */
+  static String keyword(Object value) {
+    if (value instanceof String s) {
+      return s;
+    }
+    if (value instanceof Boolean b) {
+      return b.toString();
+    }
+    if (value instanceof Number n) {
+      double d = n.doubleValue();
+      // 3 and 3.0 must match each other, as JSON numbers do
+      return d == Math.rint(d) && !Double.isInfinite(d) ? Long.toString(n.longValue()) : Double.toString(d);
+    }
+    return null;
+  }
+
+  private static Query filterQuery(Map<String, List<Object>> filter) {
+    if (filter.isEmpty()) {
+      return null;
+    }
+    BooleanQuery.Builder all = new BooleanQuery.Builder();
+    filter.forEach((key, values) -> {
+      List<BytesRef> terms = values.stream().map(LuceneCollection::keyword)
+          .filter(t -> t != null).map(BytesRef::new).toList();
+      // a key whose values cannot match anything must match nothing, not be ignored
+      all.add(terms.isEmpty() ? new MatchNoDocsQuery()
+          : new TermInSetQuery(KEY_PREFIX + key, terms), Occur.FILTER);
+    });
+    return all.build();
+  }
+
+  /** The default codec, with the vector dimension cap raised (the on-disk format is unchanged). */
+  private static final class WideVectorCodec extends Lucene912Codec {
+    private final KnnVectorsFormat hnsw = new Lucene99HnswVectorsFormat();
+    private final KnnVectorsFormat wide = new KnnVectorsFormat(hnsw.getName()) {
+      @Override
+      public KnnVectorsWriter fieldsWriter(SegmentWriteState state) throws IOException {
+        return hnsw.fieldsWriter(state);
+      }
+
+      @Override
+      public KnnVectorsReader fieldsReader(SegmentReadState state) throws IOException {
+        return hnsw.fieldsReader(state);
+      }
+
+      @Override
+      public int getMaxDimensions(String fieldName) {
+        return MAX_DIMENSIONS;
+      }
+    };
+
+    @Override
+    public KnnVectorsFormat getKnnVectorsFormatForField(String field) {
+      return wide;
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package dev.ragretrieval.search.qdrant;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.grpc.client.GrpcClient;
+import io.vertx.grpc.client.GrpcClientOptions;
+import io.vertx.grpc.client.GrpcClientResponse;
+import io.vertx.grpc.client.InvalidStatusException;
+import io.vertx.grpc.common.ServiceMethod;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One unary gRPC call to Qdrant: picks a server, sends the api key as metadata, bounds the call
+ * by the request's deadline and the configured timeout, and turns every failure into a
+ * {@link ServiceException}. The generated convenience stubs expose neither metadata nor
+ * deadlines, so calls go through {@code GrpcClient.request(address, method)}.
+ */
+final class QdrantChannel {
+
+  /** Qdrant answers with whole payloads; gRPC's 256 KiB default is too small for a batch. */
+  private static final long MAX_MESSAGE_BYTES = 64L * 1024 * 1024;
+
+  private final GrpcClient client;
+  private final QdrantEndpoints endpoints;
+  private final Optional<String> apiKey;
+  private final long timeoutMillis;
+
+  QdrantChannel(Vertx vertx, QdrantEndpoints endpoints, Optional<String> apiKey, boolean tls, Duration timeout) {
+    this.endpoints = endpoints;
+    this.apiKey = apiKey;
+    this.timeoutMillis = timeout.toMillis();
+    HttpClientOptions http = new HttpClientOptions()
+        .setProtocolVersion(HttpVersion.HTTP_2)
+        .setHttp2ClearTextUpgrade(false) // h2c with prior knowledge, as Qdrant expects
+        .setConnectTimeout((int) Math.min(timeoutMillis, 10_000))
+        .setSsl(tls)
+        .setUseAlpn(tls); // TLS without trust options = the JVM's default trust store (public CAs)
+    GrpcClientOptions grpc = new GrpcClientOptions()
+        .setScheduleDeadlineAutomatically(true)
+        .setMaxMessageSize(MAX_MESSAGE_BYTES);
+    this.client = GrpcClient.client(vertx, grpc, http);
+  }
+
+  /**
+   * @param deadline absolute epoch millis; the call also stops at the configured timeout
+   * @param collection the collection the call is about, named in a COLLECTION_NOT_FOUND message
+   */
+  <Req, Resp> Future<Resp> call(ServiceMethod<Resp, Req> method, Req message, long deadline, String collection) {
+    long now = System.currentTimeMillis();
+    long budget = Math.min(deadline - now, timeoutMillis);
+    if (budget <= 0) {
+      return Future.failedFuture(QdrantErrors.timeout());
+    }
+    long callDeadline = now + budget;
+    return endpoints.next()
+        .compose(server -> client.request(server, method))
+        .compose(request -> {
+          apiKey.ifPresent(key -> request.headers().set("api-key", key));
+          request.timeout(budget, TimeUnit.MILLISECONDS);
+          return request.send(message).compose(response -> response.last()
+              .recover(failure -> Future.failedFuture(statusFailure(response, failure, collection))));
+        })
+        .recover(failure -> {
+          ServiceException error = QdrantErrors.fromTransport(failure, System.currentTimeMillis() >= callDeadline);
+          if (error.code() == ErrorCode.CONNECTION_ERROR) {
+            endpoints.connectionFailed();
+          }
+          return Future.failedFuture(error);
+        });
+  }
+
+  Future<Void> close() {
+    endpoints.close();
+    return client.close();
+  }
+
+  /** A status becomes its error; anything else is left to {@link QdrantErrors#fromTransport}. */
+  private static Throwable statusFailure(GrpcClientResponse<?, ?> response, Throwable failure, String collection) {
+    if (failure instanceof InvalidStatusException invalid) {
+      // the exception carries the status only; the text is on the response
+      return QdrantErrors.fromStatus(invalid.actualStatus(), response.statusMessage(), response.headers(),
+          response.trailers(), collection);
+    }
+    return failure;
+  }
+}

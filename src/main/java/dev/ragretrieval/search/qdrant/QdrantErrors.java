@@ -1,0 +1,101 @@
+package dev.ragretrieval.search.qdrant;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import io.netty.handler.codec.http2.Http2Exception;
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpClosedException;
+import io.vertx.core.http.StreamResetException;
+import io.vertx.grpc.common.GrpcStatus;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.UnknownHostException;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.TimeoutException;
+
+/** Maps gRPC statuses and transport failures to the service's error codes. Messages never carry the api key. */
+final class QdrantErrors {
+
+  private static final int MAX_MESSAGE = 300;
+
+  private QdrantErrors() {}
+
+  static ServiceException fromStatus(GrpcStatus status, String message, MultiMap headers, MultiMap trailers,
+      String collection) {
+    return switch (status) {
+      case NOT_FOUND -> collection == null
+          ? new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant: " + clip(message))
+          : collectionNotFound(collection);
+      case UNAVAILABLE -> new ServiceException(ErrorCode.CONNECTION_ERROR, "Qdrant is unavailable");
+      case DEADLINE_EXCEEDED, CANCELLED -> timeout();
+      case RESOURCE_EXHAUSTED -> new ServiceException(ErrorCode.RATE_LIMIT, "Qdrant is rate limiting requests",
+          null, retryAfter(headers, trailers));
+      case UNAUTHENTICATED, PERMISSION_DENIED -> new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant rejected the api key");
+      case INVALID_ARGUMENT -> new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant rejected the request: " + clip(message));
+      default -> new ServiceException(ErrorCode.UPSTREAM_ERROR,
+          "Qdrant answered " + status.name() + (message == null || message.isBlank() ? "" : ": " + clip(message)));
+    };
+  }
+
+  /** A failure that is not a gRPC status: the connection, the deadline, or something unexpected. */
+  static ServiceException fromTransport(Throwable failure, boolean deadlinePassed) {
+    if (failure instanceof ServiceException e) {
+      return e;
+    }
+    if (deadlinePassed || failure instanceof TimeoutException) {
+      return timeout();
+    }
+    if (isConnectionFailure(failure)) {
+      return new ServiceException(ErrorCode.CONNECTION_ERROR, "cannot reach Qdrant");
+    }
+    return new ServiceException(ErrorCode.UPSTREAM_ERROR, "unexpected failure talking to Qdrant");
+  }
+
+  static boolean isConnectionFailure(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof ConnectException || t instanceof UnknownHostException || t instanceof ClosedChannelException
+          || t instanceof HttpClosedException || t instanceof StreamResetException || t instanceof IOException
+          // a call sent on a connection the server is closing (GOAWAY): it was never processed
+          || t instanceof Http2Exception) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  static ServiceException collectionNotFound(String collection) {
+    return new ServiceException(ErrorCode.COLLECTION_NOT_FOUND, "collection '" + collection + "' does not exist");
+  }
+
+  static ServiceException timeout() {
+    return new ServiceException(ErrorCode.TIMEOUT, "Qdrant did not answer within the deadline");
+  }
+
+  /** retry-after in whole seconds (fractions round up); HTTP dates and junk are ignored. */
+  static Integer retryAfter(MultiMap headers, MultiMap trailers) {
+    String raw = headers == null ? null : headers.get("retry-after");
+    if (raw == null && trailers != null) {
+      raw = trailers.get("retry-after");
+    }
+    if (raw == null) {
+      return null;
+    }
+    try {
+      double seconds = Double.parseDouble(raw.trim());
+      return seconds < 0 ? null : (int) Math.min(3600, Math.ceil(seconds));
+    } catch (NumberFormatException notSeconds) {
+      return null;
+    }
+  }
+
+  private static String clip(String message) {
+    if (message == null || message.isBlank()) {
+      return "no reason given";
+    }
+    String oneLine = message.replaceAll("\\s+", " ").trim();
+    return oneLine.length() <= MAX_MESSAGE ? oneLine : oneLine.substring(0, MAX_MESSAGE) + "...";
+  }
+}

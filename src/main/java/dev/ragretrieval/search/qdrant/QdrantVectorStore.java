@@ -1,0 +1,352 @@
+package dev.ragretrieval.search.qdrant;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.search.CollectionInfo;
+import dev.ragretrieval.search.FacetCount;
+import dev.ragretrieval.search.Point;
+import dev.ragretrieval.search.ScoredPoint;
+import dev.ragretrieval.search.SearchRequest;
+import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.upstream.Retry;
+import io.qdrant.client.grpc.Collections.CollectionOperationResponse;
+import io.qdrant.client.grpc.Collections.CreateCollection;
+import io.qdrant.client.grpc.Collections.DeleteCollection;
+import io.qdrant.client.grpc.Collections.Distance;
+import io.qdrant.client.grpc.Collections.GetCollectionInfoRequest;
+import io.qdrant.client.grpc.Collections.VectorParams;
+import io.qdrant.client.grpc.Collections.VectorsConfig;
+import io.qdrant.client.grpc.Points.BatchResult;
+import io.qdrant.client.grpc.Points.CountPoints;
+import io.qdrant.client.grpc.Points.CreateFieldIndexCollection;
+import io.qdrant.client.grpc.Points.DeletePoints;
+import io.qdrant.client.grpc.Points.DenseVector;
+import io.qdrant.client.grpc.Points.FacetCounts;
+import io.qdrant.client.grpc.Points.FacetHit;
+import io.qdrant.client.grpc.Points.FieldType;
+import io.qdrant.client.grpc.Points.NamedVectors;
+import io.qdrant.client.grpc.Points.PointStruct;
+import io.qdrant.client.grpc.Points.PointsSelector;
+import io.qdrant.client.grpc.Points.Query;
+import io.qdrant.client.grpc.Points.QueryBatchPoints;
+import io.qdrant.client.grpc.Points.QueryPoints;
+import io.qdrant.client.grpc.Points.UpsertPoints;
+import io.qdrant.client.grpc.Points.Vector;
+import io.qdrant.client.grpc.Points.VectorInput;
+import io.qdrant.client.grpc.Points.Vectors;
+import io.qdrant.client.grpc.Points.WithPayloadSelector;
+import io.qdrant.client.grpc.VxCollectionsGrpcClient;
+import io.qdrant.client.grpc.VxPointsGrpcClient;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
+/**
+ * The vector store on a Qdrant server, over gRPC. Calls carry the api key and a deadline; a rate
+ * limit or an unreachable server is retried within the request's deadline. Collections with
+ * named vectors work too: the vector name ("default", else the first) is looked up once per
+ * collection and sent with every search and upsert.
+ */
+public final class QdrantVectorStore implements VectorStore {
+
+  private static final String STORE = "qdrant";
+  private static final Duration RESOLVE_EVERY = Duration.ofSeconds(30);
+
+  private final QdrantChannel channel;
+  private final Retry retry;
+  private final long timeoutMillis;
+  private final int maxAttempts;
+  /** collection -> vector name ("" = the single unnamed vector) */
+  private final Map<String, Future<String>> vectorNames = new ConcurrentHashMap<>();
+
+  /** Uses {@link #retryPolicy} and the JVM's DNS resolver. */
+  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config) {
+    this(vertx, config, retryPolicy(config), HostResolver.SYSTEM);
+  }
+
+  /** {@code resolver} finds every address of {@code config.host()}; calls rotate over them. */
+  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver) {
+    String host = config.host().orElseThrow(() -> new IllegalArgumentException("Qdrant host is not configured"));
+    QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver, RESOLVE_EVERY);
+    this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.timeout());
+    this.retry = new Retry(vertx, policy, STORE);
+    this.timeoutMillis = config.timeout().toMillis();
+    this.maxAttempts = policy.maxAttempts();
+  }
+
+  /** qdrant.max_attempts attempts in all, waiting 100 ms, 200 ms, ... up to 2 s between them. */
+  public static Retry.Policy retryPolicy(AppConfig.Qdrant config) {
+    return new Retry.Policy(config.maxAttempts(), Duration.ofMillis(100), Duration.ofSeconds(2));
+  }
+
+  @Override
+  public Future<List<ScoredPoint>> search(SearchRequest request) {
+    long deadline = request.deadline();
+    return timed("search", () -> vectorName(request.collection(), deadline)
+        .compose(using -> withRetry(() -> channel.call(VxPointsGrpcClient.Query, query(request, using), deadline,
+            request.collection()), deadline))
+        .map(response -> scored(response.getResultList())));
+  }
+
+  @Override
+  public Future<List<List<ScoredPoint>>> searchBatch(List<SearchRequest> requests) {
+    if (requests.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    long deadline = requests.stream().mapToLong(SearchRequest::deadline).min().orElseThrow();
+    // QueryBatch works on one collection: one call per collection named, answers put back in order
+    Map<String, List<Integer>> byCollection = new LinkedHashMap<>();
+    for (int i = 0; i < requests.size(); i++) {
+      byCollection.computeIfAbsent(requests.get(i).collection(), c -> new ArrayList<>()).add(i);
+    }
+    @SuppressWarnings("unchecked")
+    List<ScoredPoint>[] results = new List[requests.size()];
+    List<Future<Void>> calls = new ArrayList<>();
+    byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, deadline).compose(using -> {
+      QueryBatchPoints.Builder batch = QueryBatchPoints.newBuilder().setCollectionName(collection);
+      indexes.forEach(i -> batch.addQueryPoints(query(requests.get(i), using)));
+      return withRetry(() -> channel.call(VxPointsGrpcClient.QueryBatch, batch.build(), deadline, collection), deadline);
+    }).compose(response -> {
+      if (response.getResultCount() != indexes.size()) {
+        return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
+            "Qdrant answered " + response.getResultCount() + " results for " + indexes.size() + " queries"));
+      }
+      List<BatchResult> answers = response.getResultList();
+      for (int k = 0; k < indexes.size(); k++) {
+        results[indexes.get(k)] = scored(answers.get(k).getResultList());
+      }
+      return Future.succeededFuture();
+    })));
+    return timed("search_batch", () -> Future.all(calls).map(done -> List.copyOf(Arrays.asList(results))));
+  }
+
+  @Override
+  public Future<CollectionInfo> collectionInfo(String collection) {
+    long deadline = adminDeadline();
+    GetCollectionInfoRequest get = GetCollectionInfoRequest.newBuilder().setCollectionName(collection).build();
+    return timed("collection_info",
+        () -> withRetry(() -> channel.call(VxCollectionsGrpcClient.Get, get, deadline, collection), deadline)
+            .compose(response -> {
+              io.qdrant.client.grpc.Collections.CollectionInfo info = response.getResult();
+              VectorsConfig vectors = info.getConfig().getParams().getVectorsConfig();
+              String name = vectorName(vectors);
+              vectorNames.put(collection, Future.succeededFuture(name));
+              int size = (int) vectorSize(vectors, name);
+              if (info.hasPointsCount()) {
+                return Future.succeededFuture(new CollectionInfo(collection, size, info.getPointsCount()));
+              }
+              CountPoints count = CountPoints.newBuilder().setCollectionName(collection).setExact(true).build();
+              return withRetry(() -> channel.call(VxPointsGrpcClient.Count, count, deadline, collection), deadline)
+                  .map(counted -> new CollectionInfo(collection, size, counted.getResult().getCount()));
+            }));
+  }
+
+  @Override
+  public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
+    vectorNames.remove(collection);
+    return timed("create_collection", () -> createWithIndexes(collection, vectorSize, indexedKeys));
+  }
+
+  private Future<Void> createWithIndexes(String collection, int vectorSize, List<String> indexedKeys) {
+    long deadline = adminDeadline();
+    CreateCollection create = CreateCollection.newBuilder()
+        .setCollectionName(collection)
+        .setVectorsConfig(VectorsConfig.newBuilder()
+            .setParams(VectorParams.newBuilder().setSize(vectorSize).setDistance(Distance.Cosine)))
+        .build();
+    Future<?> chain = withRetry(() -> channel.call(VxCollectionsGrpcClient.Create, create, deadline, collection), deadline)
+        .compose(QdrantVectorStore::acknowledged);
+    for (String key : indexedKeys) {
+      CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder()
+          .setCollectionName(collection)
+          .setFieldName(key)
+          .setFieldType(FieldType.FieldTypeKeyword)
+          .setWait(true)
+          .build();
+      chain = chain.compose(done -> {
+        long indexDeadline = adminDeadline();
+        return withRetry(
+            () -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, indexDeadline, collection), indexDeadline);
+      });
+    }
+    return chain.mapEmpty();
+  }
+
+  @Override
+  public Future<Void> deleteCollection(String collection) {
+    long deadline = adminDeadline();
+    vectorNames.remove(collection);
+    DeleteCollection delete = DeleteCollection.newBuilder().setCollectionName(collection).build();
+    return timed("delete_collection",
+        () -> withRetry(() -> channel.call(VxCollectionsGrpcClient.Delete, delete, deadline, collection), deadline)
+            .<Void>mapEmpty()
+            // deleting what is not there is done already
+            .recover(failure -> failure instanceof ServiceException e && e.code() == ErrorCode.COLLECTION_NOT_FOUND
+                ? Future.succeededFuture() : Future.failedFuture(failure)));
+  }
+
+  @Override
+  public Future<Void> upsert(String collection, List<Point> points) {
+    if (points.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    long deadline = adminDeadline();
+    return timed("upsert", () -> vectorName(collection, deadline).compose(using -> {
+      UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true);
+      points.forEach(point -> upsert.addPoints(PointStruct.newBuilder()
+          .setId(QdrantPayloads.toPointId(point.id()))
+          .putAllPayload(QdrantPayloads.toPayload(point.payload()))
+          .setVectors(vectors(point.vector(), using))));
+      UpsertPoints message = upsert.build();
+      return withRetry(() -> channel.call(VxPointsGrpcClient.Upsert, message, deadline, collection), deadline);
+    }).mapEmpty());
+  }
+
+  @Override
+  public Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds) {
+    long deadline = adminDeadline();
+    DeletePoints delete = DeletePoints.newBuilder()
+        .setCollectionName(collection)
+        .setWait(true)
+        .setPoints(PointsSelector.newBuilder().setFilter(QdrantFilters.staleChunks(sourceUrl, keepIds)))
+        .build();
+    return timed("delete_stale",
+        () -> withRetry(() -> channel.call(VxPointsGrpcClient.Delete, delete, deadline, collection), deadline).mapEmpty());
+  }
+
+  @Override
+  public Future<List<FacetCount>> facet(String collection, String key, int limit) {
+    long deadline = adminDeadline();
+    FacetCounts facet = FacetCounts.newBuilder()
+        .setCollectionName(collection)
+        .setKey(key)
+        .setLimit(limit)
+        .setExact(true)
+        .build();
+    return timed("facet",
+        () -> withRetry(() -> channel.call(VxPointsGrpcClient.Facet, facet, deadline, collection), deadline)
+            .map(response -> response.getHitsList().stream()
+                .sorted(Comparator.comparingLong(FacetHit::getCount).reversed())
+                .map(hit -> new FacetCount(facetValue(hit), hit.getCount()))
+                .toList()));
+  }
+
+  @Override
+  public Future<Void> close() {
+    return channel.close();
+  }
+
+  private QueryPoints query(SearchRequest request, String using) {
+    QueryPoints.Builder query = QueryPoints.newBuilder()
+        .setCollectionName(request.collection())
+        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDense(dense(request.vector()))))
+        .setLimit(request.limit())
+        .setScoreThreshold(request.scoreThreshold())
+        .setWithPayload(WithPayloadSelector.newBuilder().setEnable(true));
+    QdrantFilters.of(request.filter()).ifPresent(query::setFilter);
+    if (!using.isEmpty()) {
+      query.setUsing(using);
+    }
+    return query.build();
+  }
+
+  /** The collection's vector name, asked of Qdrant once and remembered (failures are not). */
+  private Future<String> vectorName(String collection, long deadline) {
+    Future<String> known = vectorNames.get(collection);
+    if (known != null && known.succeeded()) {
+      return known;
+    }
+    GetCollectionInfoRequest get = GetCollectionInfoRequest.newBuilder().setCollectionName(collection).build();
+    return withRetry(() -> channel.call(VxCollectionsGrpcClient.Get, get, deadline, collection), deadline)
+        .map(response -> {
+          String name = vectorName(response.getResult().getConfig().getParams().getVectorsConfig());
+          vectorNames.put(collection, Future.succeededFuture(name));
+          return name;
+        });
+  }
+
+  private static String vectorName(VectorsConfig vectors) {
+    if (!vectors.hasParamsMap()) {
+      return "";
+    }
+    Map<String, VectorParams> named = vectors.getParamsMap().getMapMap();
+    if (named.containsKey("default")) {
+      return "default";
+    }
+    return named.keySet().stream().sorted().findFirst().orElse("");
+  }
+
+  private static long vectorSize(VectorsConfig vectors, String name) {
+    if (vectors.hasParams()) {
+      return vectors.getParams().getSize();
+    }
+    VectorParams params = vectors.getParamsMap().getMapMap().get(name);
+    return params == null ? 0 : params.getSize();
+  }
+
+  private static Vectors vectors(float[] vector, String using) {
+    Vector dense = Vector.newBuilder().setDense(dense(vector)).build();
+    if (using.isEmpty()) {
+      return Vectors.newBuilder().setVector(dense).build();
+    }
+    return Vectors.newBuilder().setVectors(NamedVectors.newBuilder().putVectors(using, dense)).build();
+  }
+
+  private static DenseVector dense(float[] vector) {
+    DenseVector.Builder dense = DenseVector.newBuilder();
+    for (float v : vector) {
+      dense.addData(v);
+    }
+    return dense.build();
+  }
+
+  private static List<ScoredPoint> scored(List<io.qdrant.client.grpc.Points.ScoredPoint> points) {
+    return points.stream()
+        .map(p -> new ScoredPoint(QdrantPayloads.fromPointId(p.getId()), p.getScore(),
+            QdrantPayloads.fromPayload(p.getPayloadMap())))
+        .toList();
+  }
+
+  private static Object facetValue(FacetHit hit) {
+    return switch (hit.getValue().getVariantCase()) {
+      case STRING_VALUE -> hit.getValue().getStringValue();
+      case INTEGER_VALUE -> hit.getValue().getIntegerValue();
+      case BOOL_VALUE -> hit.getValue().getBoolValue();
+      case VARIANT_NOT_SET -> null;
+    };
+  }
+
+  private static Future<Void> acknowledged(CollectionOperationResponse response) {
+    return response.getResult() ? Future.succeededFuture()
+        : Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant did not confirm the collection change"));
+  }
+
+  /** Calls outside a client request (readiness, ingestion): every attempt may use the whole timeout. */
+  private long adminDeadline() {
+    return System.currentTimeMillis() + timeoutMillis * maxAttempts;
+  }
+
+  /** Only a rate limit or an unreachable server is worth the same call again. */
+  private <T> Future<T> withRetry(Supplier<Future<T>> attempt, long deadline) {
+    return retry.call(attempt, deadline,
+        e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR);
+  }
+
+  private static <T> Future<T> timed(String operation, Supplier<Future<T>> call) {
+    long start = System.nanoTime();
+    return call.get().andThen(outcome -> RagMetrics.get().vectorStore(STORE, operation,
+        Duration.ofNanos(System.nanoTime() - start),
+        outcome.succeeded() ? "success" : ServiceException.from(outcome.cause()).code().name()));
+  }
+}

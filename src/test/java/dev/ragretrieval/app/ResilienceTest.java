@@ -1,0 +1,174 @@
+package dev.ragretrieval.app;
+
+import static dev.ragretrieval.app.Http.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.observability.RagMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(VertxExtension.class)
+@DisplayName("Resilience: upstream outages, client disconnects and graceful shutdown")
+class ResilienceTest {
+
+  private TestStack stack;
+
+  @AfterEach
+  void stop() {
+    if (stack != null) {
+      await(stack.close());
+    }
+  }
+
+  private HttpResponse<Buffer> retrieve(String query) {
+    return await(stack.client.post("/v1/retrieve").sendJsonObject(new JsonObject().put("query", query)));
+  }
+
+  private HttpResponse<Buffer> ready() {
+    return await(stack.client.get("/health/ready").send());
+  }
+
+  @Test
+  @DisplayName("Qdrant stopped: readiness DOWN and CONNECTION_ERROR; restarted: UP and answers again")
+  void qdrantOutage(Vertx vertx) {
+    stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "2000")));
+    assertThat(ready().statusCode()).isEqualTo(200);
+
+    await(stack.qdrant.stop());
+    HttpResponse<Buffer> down = ready();
+    assertThat(down.statusCode()).isEqualTo(503);
+    assertThat(down.bodyAsJsonObject().getString("status")).isEqualTo("DOWN");
+    assertThat(down.bodyAsJsonObject().getString("reason")).contains("vector store");
+    assertThat(retrieve("nodes").statusCode()).isEqualTo(503);
+
+    await(stack.qdrant.restart());
+    eventually(() -> ready().statusCode() == 200);
+    HttpResponse<Buffer> again = retrieve("ROS 2 nodes");
+    assertThat(again.statusCode()).isEqualTo(200);
+    assertThat(again.bodyAsJsonObject().getInteger("count")).isPositive();
+  }
+
+  @Test
+  @DisplayName("readiness is DOWN with the reason when the collection is missing or its vector size differs")
+  void readinessReasons(Vertx vertx) {
+    stack = await(TestStack.start(vertx, Map.of("QDRANT_COLLECTION", "missing_collection", "RAG_SHUTDOWN_GRACE_MS", "2000")));
+    HttpResponse<Buffer> missing = ready();
+    assertThat(missing.statusCode()).isEqualTo(503);
+    assertThat(missing.bodyAsJsonObject().getString("reason")).contains("missing_collection").contains("does not exist");
+    await(stack.close());
+
+    stack = await(TestStack.start(vertx, Map.of("COHERE_EMBED_DIMENSION", "32", "RAG_SHUTDOWN_GRACE_MS", "2000")));
+    HttpResponse<Buffer> wrongSize = ready();
+    assertThat(wrongSize.statusCode()).isEqualTo(503);
+    assertThat(wrongSize.bodyAsJsonObject().getString("reason")).contains("64").contains("32");
+  }
+
+  @Test
+  @DisplayName("graceful shutdown: readiness 503 and new work refused at once, the slow request still completes with 200")
+  void gracefulShutdown(Vertx vertx) {
+    stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "10000")));
+    stack.cohere.delay(Duration.ofMillis(1200));
+    Future<HttpResponse<Buffer>> slow = stack.client.post("/v1/retrieve")
+        .sendJsonObject(new JsonObject().put("query", "ROS 2 node"));
+    eventually(() -> RagMetrics.get().inFlight().get() >= 1);
+
+    Future<Void> shutdown = stack.app.shutdown();
+    HttpResponse<Buffer> readiness = ready();
+    assertThat(readiness.statusCode()).isEqualTo(503);
+    assertThat(readiness.bodyAsJsonObject().getString("status")).isEqualTo("DOWN");
+    HttpResponse<Buffer> refused = retrieve("topics");
+    assertThat(refused.statusCode()).isEqualTo(503);
+    assertThat(refused.getHeader("Retry-After")).isNotBlank();
+    assertThat(shutdown.isComplete()).isFalse();
+
+    HttpResponse<Buffer> completed = await(slow);
+    assertThat(completed.statusCode()).isEqualTo(200);
+    assertThat(completed.bodyAsJsonObject().getInteger("count")).isPositive();
+    await(shutdown);
+    assertThat(stack.app.shutdown()).isSameAs(shutdown);
+  }
+
+  @Test
+  @DisplayName("a client that leaves mid-stream frees its slot and its open-stream count exactly once")
+  void clientDisconnect(Vertx vertx) {
+    stack = await(TestStack.start(vertx, Map.of("RAG_MAX_IN_FLIGHT", "1", "RAG_SHUTDOWN_GRACE_MS", "2000")));
+    int streamsBefore = RagMetrics.get().openStreams().get();
+    stack.cohere.delay(Duration.ofMillis(1000));
+    HttpClient http = vertx.createHttpClient();
+    AtomicReference<HttpConnection> connection = new AtomicReference<>();
+    try {
+      HttpClientResponse response = await(http.request(new RequestOptions().setMethod(HttpMethod.POST)
+              .setHost("127.0.0.1").setPort(stack.app.httpPort()).setURI("/v1/retrieve"))
+          .compose(request -> {
+            connection.set(request.connection());
+            request.putHeader("Content-Type", "application/json").putHeader("Accept", "text/event-stream");
+            return request.send(new JsonObject().put("query", "nodes").encode()).onSuccess(r -> r.pause());
+          }));
+      assertThat(response.statusCode()).isEqualTo(200);
+      eventually(() -> RagMetrics.get().openStreams().get() == streamsBefore + 1);
+      await(connection.get().close());
+    } finally {
+      http.close();
+    }
+    eventually(() -> RagMetrics.get().openStreams().get() == streamsBefore && RagMetrics.get().inFlight().get() == 0);
+    stack.cohere.delay(Duration.ZERO);
+    // the only slot is free again, and the late upstream answer wrote nothing anywhere
+    assertThat(retrieve("ROS 2 nodes").statusCode()).isEqualTo(200);
+    assertThat(RagMetrics.get().openStreams().get()).isEqualTo(streamsBefore);
+    assertThat(RagMetrics.get().inFlight().get()).isZero();
+  }
+
+  @Test
+  @DisplayName("/metrics serves the handler it was given; health and metrics never count as in flight")
+  void metrics(Vertx vertx) {
+    io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
+        new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+    RagMetrics previous = RagMetrics.get();
+    RagMetrics.install(new RagMetrics(registry));
+    try {
+      stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "2000"), new JsonObject(),
+          io.vertx.micrometer.PrometheusScrapingHandler.create(registry)));
+      assertThat(await(stack.client.post("/v1/retrieve").sendJsonObject(new JsonObject().put("query", " "))).statusCode())
+          .isEqualTo(400);
+      HttpResponse<Buffer> metrics = await(stack.client.get("/metrics").send());
+      assertThat(metrics.statusCode()).isEqualTo(200);
+      assertThat(metrics.bodyAsString())
+          .contains("rag_requests_in_flight 0.0")
+          .contains("rag_errors_total{code=\"EMPTY_QUERY\",route=\"/v1/retrieve\"} 1.0");
+    } finally {
+      RagMetrics.install(previous);
+    }
+  }
+
+  private static void eventually(BooleanSupplier condition) {
+    long giveUp = System.currentTimeMillis() + 10_000;
+    while (!condition.getAsBoolean()) {
+      if (System.currentTimeMillis() > giveUp) {
+        throw new AssertionError("condition not met within 10 s");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+}

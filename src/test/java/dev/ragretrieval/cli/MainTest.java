@@ -1,0 +1,178 @@
+package dev.ragretrieval.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.Main;
+import dev.ragretrieval.testing.CohereTestServer;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The command line, run in-process. Embeddings come from the in-process Cohere server, the store
+ * is the embedded one in a temporary folder, so every verb runs its real code path.
+ */
+class MainTest {
+
+  private static Vertx vertx;
+  private static CohereTestServer cohere;
+
+  @TempDir
+  Path dataDir;
+
+  @TempDir
+  Path work;
+
+  @BeforeAll
+  static void startCohere() throws Exception {
+    vertx = Vertx.vertx();
+    cohere = CohereTestServer.start(vertx, "cli-key", 48).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  @AfterAll
+  static void stopCohere() throws Exception {
+    cohere.stop().compose(v -> vertx.close()).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  record Run(int code, String out, String err) {}
+
+  private Map<String, String> env() {
+    Map<String, String> env = new HashMap<>();
+    env.put("RAG_DATA_DIR", dataDir.toString());
+    env.put("EMBEDDING_PROVIDER", "cohere");
+    env.put("COHERE_API_KEY", "cli-key");
+    env.put("COHERE_BASE_URL", cohere.baseUrl());
+    env.put("COHERE_EMBED_DIMENSION", "48");
+    return env;
+  }
+
+  private Run run(Map<String, String> env, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Main.run(new CliEnvironment(env, new PrintWriter(out, true), new PrintWriter(err, true), false), args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  private Run run(String... args) {
+    return run(env(), args);
+  }
+
+  @Test
+  @DisplayName("--help lists the verbs and exits 0; every verb has its own --help")
+  void help() {
+    Run root = run("--help");
+    assertThat(root.code()).isZero();
+    assertThat(root.out()).contains("serve", "ingest", "query", "eval");
+    for (String verb : new String[] {"serve", "ingest", "query", "eval"}) {
+      Run help = run(verb, "--help");
+      assertThat(help.code()).as(verb).isZero();
+      assertThat(help.out()).as(verb).contains("Usage:");
+    }
+    assertThat(run("query", "--help").out()).contains("--top-k", "--json");
+    assertThat(run("ingest", "--help").out()).contains("--collection", "--recreate");
+    assertThat(run("eval", "--help").out()).contains("--min-accuracy");
+  }
+
+  @Test
+  @DisplayName("an unknown option or a missing argument is a usage error: exit 2 and one line on stderr")
+  void usageErrors() {
+    for (String[] args : new String[][] {{"--bogus"}, {"query"}, {"query", "x", "--top-k", "many"}, {"nope"}}) {
+      Run r = run(args);
+      assertThat(r.code()).as(String.join(" ", args)).isEqualTo(2);
+      assertThat(r.err().strip()).startsWith("error: ").doesNotContain("\n").doesNotContain("Exception");
+    }
+  }
+
+  @Test
+  @DisplayName("query --json loads the sample book into the empty store and prints the API's JSON")
+  void queryJson() {
+    Run r = run("query", "What is domain randomization?", "--json", "--top-k", "3");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).contains("loaded sample book: 21 pages");
+    JsonObject json = new JsonObject(r.out());
+    assertThat(json.getString("query")).isEqualTo("What is domain randomization?");
+    assertThat(json.getString("collection")).isEqualTo("textbook_chunks");
+    assertThat(json.getString("embedding_model")).isEqualTo("embed-english-v3.0");
+    assertThat(json.getString("status")).isEqualTo("success");
+    assertThat(json.getInteger("count")).isEqualTo(3);
+    assertThat(json.getJsonObject("search_params").getInteger("top_k")).isEqualTo(3);
+    assertThat(json.getJsonObject("timings_ms").fieldNames()).contains("embed", "search");
+    JsonArray results = json.getJsonArray("results");
+    JsonObject first = results.getJsonObject(0);
+    assertThat(first.getInteger("rank")).isEqualTo(1);
+    assertThat(first.getString("section")).isEqualTo("Domain Randomization");
+    assertThat(first.getString("source_url")).isEqualTo("docs/module-2-simulation/04-sim-to-real");
+    assertThat(first.getString("chapter")).isEqualTo("module-2-simulation");
+    assertThat(first.getJsonObject("metadata").getString("source_type")).isEqualTo("markdown");
+
+    Run human = run("query", "What is domain randomization?");
+    assertThat(human.code()).isZero();
+    assertThat(human.err()).doesNotContain("loaded sample book");
+    assertThat(human.out()).contains("1. [", "Sim-to-Real Transfer > Domain Randomization", "result(s) from 'textbook_chunks'");
+  }
+
+  @Test
+  @DisplayName("ingest a folder into a named collection, query it, and re-ingest without duplicates")
+  void ingestAndQuery() throws Exception {
+    Path docs = Files.createDirectories(work.resolve("docs/garden"));
+    Files.writeString(docs.resolve("tomatoes.md"), "---\ntitle: Tomatoes\n---\n\n## Watering Tomatoes\n\n"
+        + "Water tomatoes deeply twice a week at the base of the plant.\n");
+    Run first = run("ingest", work.toString(), "--collection", "garden");
+    assertThat(first.code()).as(first.err()).isZero();
+    assertThat(first.out()).contains("garden: 1 pages, 1 chunks, 1 upserted, 0 stale deleted, 0 failed");
+    Run again = run("ingest", work.toString(), "--collection", "garden", "--recreate");
+    assertThat(again.code()).isZero();
+    Map<String, String> env = env();
+    env.put("QDRANT_COLLECTIONS", "garden");
+    Run query = run(env, "query", "how often to water tomatoes", "--collection", "garden", "--json");
+    assertThat(query.code()).as(query.err()).isZero();
+    JsonObject json = new JsonObject(query.out());
+    assertThat(json.getInteger("count")).isEqualTo(1);
+    assertThat(json.getJsonArray("results").getJsonObject(0).getString("section")).isEqualTo("Watering Tomatoes");
+  }
+
+  @Test
+  @DisplayName("failures exit 1 with one line: a missing folder, a bad configuration value")
+  void failures() {
+    Run missing = run("ingest", work.resolve("nope").toString());
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.err().strip()).startsWith("error: ").contains("nope").doesNotContain("\n");
+
+    Map<String, String> env = env();
+    env.put("EMBEDDING_PROVIDER", "bogus");
+    Run config = run(env, "query", "hello");
+    assertThat(config.code()).isEqualTo(1);
+    assertThat(config.err().strip()).isEqualTo("error: EMBEDDING_PROVIDER must be auto, cohere, local or openai (got 'bogus')");
+  }
+
+  @Test
+  @DisplayName("eval reports hit@k and exits 1 only when accuracy is below --min-accuracy")
+  void eval() throws Exception {
+    Path cases = work.resolve("cases.jsonl");
+    Files.writeString(cases, """
+        {"query": "What is domain randomization?", "expected": "Domain Randomization"}
+        {"query": "What does transient local durability do?", "expected": "docs/module-1-ros2/05-qos-profiles"}
+        {"query": "What is the zero moment point?", "expected": ["docs/module-4-humanoid-control/02-bipedal-locomotion#The Zero Moment Point"]}
+        {"query": "Which sauce goes with pasta?", "expected": "Cooking With Basil"}
+        """);
+    Run pass = run("eval", cases.toString(), "--min-accuracy", "0.7");
+    assertThat(pass.code()).as(pass.err()).isZero();
+    assertThat(pass.out()).contains("hit@5: 3/4 = 0.750", "MISS").contains("HIT");
+    Run fail = run("eval", cases.toString(), "--min-accuracy", "0.8");
+    assertThat(fail.code()).isEqualTo(1);
+    assertThat(fail.err()).contains("below --min-accuracy");
+    assertThat(run("eval", cases.toString(), "--min-accuracy", "2").code()).isEqualTo(2);
+  }
+}

@@ -1,0 +1,70 @@
+package dev.ragretrieval.embedding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.embedding.local.LocalOnnxProvider;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.Timeout;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(VertxExtension.class)
+class LocalOnnxProviderTest {
+
+  private static final AppConfig.Local CONFIG = new AppConfig.Local("bge-small-en-v1.5-q", 384, 32);
+
+  private static long in(Duration d) {
+    return System.currentTimeMillis() + d.toMillis();
+  }
+
+  @Test
+  @Timeout(value = 3, timeUnit = TimeUnit.MINUTES)
+  @DisplayName("bge-small gives 384-dimensional unit vectors and ranks a paraphrase above an unrelated sentence")
+  void embedsSemantically(Vertx vertx, VertxTestContext test) {
+    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG);
+    List<String> texts = List.of(
+        "ROS 2 nodes communicate over topics",
+        "Nodes in ROS 2 exchange messages through topics",
+        "The recipe needs two cups of flour");
+    local.embed(texts, InputType.SEARCH_DOCUMENT, in(Duration.ofMinutes(2)))
+        .onComplete(test.succeeding(vectors -> test.verify(() -> {
+          assertThat(local.dimension()).isEqualTo(384);
+          assertThat(vectors).hasSize(3);
+          for (float[] v : vectors) {
+            assertThat(v).hasSize(384);
+            assertThat(Vectors.norm(v)).isCloseTo(1.0, within(1e-4));
+          }
+          double paraphrase = Vectors.cosine(vectors.get(0), vectors.get(1));
+          double unrelated = Vectors.cosine(vectors.get(0), vectors.get(2));
+          assertThat(paraphrase).isGreaterThan(unrelated + 0.2);
+          local.close().onComplete(test.succeedingThenComplete());
+        })));
+  }
+
+  @Test
+  @Timeout(value = 3, timeUnit = TimeUnit.MINUTES)
+  @DisplayName("queries carry bge's instruction prefix: a query vector differs from the same text as a document and is closer to its answer")
+  void queriesUseInstruction(Vertx vertx, VertxTestContext test) {
+    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG);
+    String question = "How do ROS 2 nodes talk to each other?";
+    local.embed(List.of(question), InputType.SEARCH_QUERY, in(Duration.ofMinutes(2)))
+        .compose(query -> local.embed(
+                List.of(question, "Nodes publish and subscribe to topics to exchange messages.",
+                    "Preheat the oven before baking bread."),
+                InputType.SEARCH_DOCUMENT, in(Duration.ofMinutes(2)))
+            .map(docs -> List.of(query.get(0), docs.get(0), docs.get(1), docs.get(2))))
+        .onComplete(test.succeeding(v -> test.verify(() -> {
+          assertThat(v.get(0)).isNotEqualTo(v.get(1));
+          assertThat(Vectors.cosine(v.get(0), v.get(2))).isGreaterThan(Vectors.cosine(v.get(0), v.get(3)));
+          local.close().onComplete(test.succeedingThenComplete());
+        })));
+  }
+}

@@ -1,0 +1,166 @@
+package dev.ragretrieval.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.embedding.EmbeddingClient;
+import dev.ragretrieval.embedding.EmbeddingProvider;
+import dev.ragretrieval.embedding.EmbeddingProviders;
+import dev.ragretrieval.embedding.EmbeddingTestConfigs;
+import dev.ragretrieval.embedding.EmbeddingVerticle;
+import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.search.embedded.EmbeddedVectorStore;
+import dev.ragretrieval.testing.CohereTestServer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Ingestion into the embedded store with embeddings from the in-process Cohere server. */
+@ExtendWith(VertxExtension.class)
+class IngestorTest {
+
+  private static final int DIM = 64;
+  private static final List<String> KEYS = List.of("chapter", "section", "source_url");
+
+  @TempDir
+  Path dataDir;
+
+  @TempDir
+  Path docs;
+
+  private CohereTestServer cohere;
+  private EmbeddingProvider provider;
+  private VectorStore store;
+  private Ingestor ingestor;
+
+  @BeforeEach
+  void start(Vertx vertx, VertxTestContext test) {
+    CohereTestServer.start(vertx, "test-key", DIM).compose(server -> {
+      cohere = server;
+      provider = EmbeddingProviders.create(vertx, EmbeddingTestConfigs.cohere(server.baseUrl(), "test-key", DIM, 2));
+      return EmbeddingVerticle.deploy(vertx, provider);
+    }).onComplete(test.succeeding(id -> {
+      store = new EmbeddedVectorStore(vertx, dataDir);
+      ingestor = new Ingestor(vertx, store, new EmbeddingClient(vertx)::embed, Progress.NONE);
+      test.completeNow();
+    }));
+  }
+
+  @AfterEach
+  void stop(VertxTestContext test) {
+    store.close().compose(v -> provider.close()).onComplete(test.succeedingThenComplete());
+  }
+
+  private static Ingestor.Options options() {
+    return Ingestor.Options.of("book", false, KEYS).withBatchSize(16);
+  }
+
+  @Test
+  @DisplayName("the sample book is stored with its payload; ingesting it again changes nothing")
+  void reingestIsIdempotent(VertxTestContext test) {
+    List<Page> pages = SampleBook.pages();
+    ingestor.ingest(pages, options()).compose(first -> {
+      test.verify(() -> {
+        assertThat(first.ok()).isTrue();
+        assertThat(first.pages()).isEqualTo(21);
+        assertThat(first.chunks()).isGreaterThan(21).isEqualTo(first.upserted());
+        assertThat(first.deleted()).isZero();
+      });
+      return store.collectionInfo("book").map(info -> {
+        test.verify(() -> {
+          assertThat(info.pointsCount()).isEqualTo(first.chunks());
+          assertThat(info.vectorSize()).isEqualTo(DIM);
+        });
+        return first;
+      });
+    }).compose(first -> ingestor.ingest(pages, options()).map(second -> {
+      test.verify(() -> {
+        assertThat(second.chunks()).isEqualTo(first.chunks());
+        assertThat(second.deleted()).isZero();
+      });
+      return second;
+    })).compose(second -> store.collectionInfo("book").map(info -> {
+      test.verify(() -> assertThat(info.pointsCount()).isEqualTo(second.chunks()));
+      return info;
+    })).compose(info -> store.facet("book", "chapter", 10)).onComplete(test.succeeding(chapters -> test.verify(() -> {
+      assertThat(chapters).extracting(c -> c.value()).containsExactlyInAnyOrder("module-1-ros2",
+          "module-2-simulation", "module-3-perception", "module-4-humanoid-control", "module-5-vla");
+      test.completeNow();
+    })));
+  }
+
+  @Test
+  @DisplayName("a page that lost a section loses that section's chunks on re-ingest; other pages keep theirs")
+  void changedPageLosesStaleChunks(Vertx vertx, VertxTestContext test) throws Exception {
+    Path module = Files.createDirectories(docs.resolve("docs/mod-a"));
+    String full = "---\ntitle: Page A\n---\n\n## Keep\n\nThis section stays.\n\n## Drop\n\nThis section goes away.\n";
+    Files.writeString(module.resolve("a.md"), full);
+    Files.writeString(module.resolve("b.md"), "# Page B\n\n## Other\n\nAnother page.\n");
+    ingestor.ingest(MarkdownFolder.read(docs, null), options())
+        .compose(first -> {
+          test.verify(() -> assertThat(first.chunks()).isEqualTo(3));
+          try {
+            Files.writeString(module.resolve("a.md"), "---\ntitle: Page A\n---\n\n## Keep\n\nThis section stays.\n");
+            return ingestor.ingest(MarkdownFolder.read(docs, null), options());
+          } catch (Exception e) {
+            return Future.failedFuture(e);
+          }
+        })
+        .compose(second -> {
+          test.verify(() -> {
+            assertThat(second.chunks()).isEqualTo(2);
+            assertThat(second.deleted()).isEqualTo(1);
+          });
+          return store.facet("book", "section", 10);
+        })
+        .onComplete(test.succeeding(sections -> test.verify(() -> {
+          assertThat(sections).extracting(c -> c.value()).containsExactlyInAnyOrder("Keep", "Other");
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("a batch the embedder keeps failing is reported, its pages keep their old chunks, and a rerun completes the job")
+  void failedBatchIsReportedAndRerunCompletes(VertxTestContext test) {
+    List<Page> pages = SampleBook.pages().subList(0, 3);
+    cohere.failNext(1000, 500, null);
+    ingestor.ingest(pages, options().withBatchSize(96)).compose(failed -> {
+      test.verify(() -> {
+        assertThat(failed.ok()).isFalse();
+        assertThat(failed.failed()).isEqualTo(failed.chunks());
+        assertThat(failed.upserted()).isZero();
+        assertThat(failed.errors()).isNotEmpty();
+      });
+      cohere.reset();
+      return ingestor.ingest(pages, options());
+    }).compose(rerun -> {
+      test.verify(() -> assertThat(rerun.ok()).isTrue());
+      return store.collectionInfo("book").map(info -> {
+        test.verify(() -> assertThat(info.pointsCount()).isEqualTo(rerun.chunks()));
+        return info;
+      });
+    }).onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  @DisplayName("recreate drops the collection first, so only the newly ingested page remains")
+  void recreate(VertxTestContext test) {
+    List<Page> pages = SampleBook.pages();
+    ingestor.ingest(pages, options())
+        .compose(first -> ingestor.ingest(pages.subList(0, 1), Ingestor.Options.of("book", true, KEYS)))
+        .compose(second -> store.collectionInfo("book").map(info -> {
+          test.verify(() -> assertThat(info.pointsCount()).isEqualTo(second.chunks()));
+          return info;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
+}

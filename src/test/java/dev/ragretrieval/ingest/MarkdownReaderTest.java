@@ -1,0 +1,99 @@
+package dev.ragretrieval.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class MarkdownReaderTest {
+
+  private static final String MDX = """
+      ---
+      title: "Nodes and Topics"
+      sidebar_position: 2
+      ---
+
+      import Tabs from '@theme/Tabs';
+      import TabItem from '@theme/TabItem';
+      export const meta = {draft: false};
+
+      # Ignored H1
+
+      Intro paragraph with **bold** and `List<String>` code.
+
+      ## What Is a Node
+
+      A node is a process.
+
+      <Tabs>
+      <TabItem value="py" label="Python">
+
+      ```python
+      import rclpy
+      from rclpy.node import Node
+      ```
+
+      </TabItem>
+      </Tabs>
+
+      :::tip Remember
+      Nodes should do one thing.
+      :::
+
+      ### Node Names
+
+      Names are unique. {/* an MDX comment */}
+
+      #### Deeper heading
+
+      Still in Node Names.
+      """;
+
+  @Test
+  @DisplayName("front matter title, module folder as chapter, ##/### as sections, MDX noise gone, code kept")
+  void readsMdx() {
+    Page page = MarkdownReader.read("docs/module-1-ros2/02-nodes.mdx", MDX, "Module 1: ROS 2", null);
+    assertThat(page.sourceUrl()).isEqualTo("docs/module-1-ros2/02-nodes");
+    assertThat(page.documentId()).isEqualTo("docs/module-1-ros2/02-nodes");
+    assertThat(page.pageTitle()).isEqualTo("Nodes and Topics");
+    assertThat(page.chapter()).isEqualTo("module-1-ros2");
+    assertThat(page.chapterLabel()).isEqualTo("Module 1: ROS 2");
+    assertThat(page.sourceType()).isEqualTo("markdown");
+    assertThat(page.sections()).extracting(Page.Section::heading).containsExactly(null, "What Is a Node", "Node Names");
+
+    String intro = page.sections().get(0).text();
+    assertThat(intro).contains("Intro paragraph with bold and List<String> code.");
+    String node = page.sections().get(1).text();
+    assertThat(node).contains("A node is a process.", "import rclpy", "from rclpy.node import Node",
+        "Nodes should do one thing.");
+    String all = String.join("\n", page.sections().stream().map(Page.Section::text).toList());
+    assertThat(all).doesNotContain("@theme", "<Tabs", "TabItem", ":::", "export const", "MDX comment", "Ignored H1");
+    assertThat(page.sections().get(2).text()).contains("Names are unique.", "Deeper heading", "Still in Node Names.");
+  }
+
+  @Test
+  @DisplayName("without front matter the H1 is the title; a base URL prefixes source_url; top-level pages have no chapter")
+  void titleFromH1() {
+    Page page = MarkdownReader.read("intro.md", "# Welcome\n\nHello there.\n", null, "https://book.example.org/");
+    assertThat(page.pageTitle()).isEqualTo("Welcome");
+    assertThat(page.sourceUrl()).isEqualTo("https://book.example.org/intro");
+    assertThat(page.chapter()).isNull();
+    assertThat(page.sections()).containsExactly(new Page.Section(null, "Hello there."));
+  }
+
+  @Test
+  @DisplayName("the bundled sample book reads as 21 pages with titles, chapters, labels and sections")
+  void sampleBook() {
+    List<Page> pages = SampleBook.pages();
+    assertThat(pages).hasSize(21);
+    assertThat(pages).allSatisfy(p -> {
+      assertThat(p.pageTitle()).isNotBlank();
+      assertThat(p.chapter()).startsWith("module-");
+      assertThat(p.chapterLabel()).startsWith("Module ");
+      assertThat(p.sections()).isNotEmpty();
+    });
+    Page qos = pages.stream().filter(p -> p.sourceUrl().equals("docs/module-1-ros2/05-qos-profiles")).findFirst().orElseThrow();
+    assertThat(qos.sections()).extracting(Page.Section::heading).contains("Durability: Volatile versus Transient Local");
+  }
+}

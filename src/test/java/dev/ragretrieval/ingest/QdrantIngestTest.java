@@ -1,0 +1,93 @@
+package dev.ragretrieval.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.embedding.EmbeddingClient;
+import dev.ragretrieval.embedding.EmbeddingProvider;
+import dev.ragretrieval.embedding.EmbeddingProviders;
+import dev.ragretrieval.embedding.EmbeddingTestConfigs;
+import dev.ragretrieval.embedding.EmbeddingVerticle;
+import dev.ragretrieval.search.qdrant.QdrantVectorStore;
+import dev.ragretrieval.testing.CohereTestServer;
+import dev.ragretrieval.testing.QdrantTestServer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Ingestion into Qdrant (the in-process gRPC server) with Cohere embeddings (the in-process HTTP server). */
+@ExtendWith(VertxExtension.class)
+class QdrantIngestTest {
+
+  private static final int DIM = 32;
+  private static final List<String> KEYS = List.of("chapter", "section", "source_url", "document_id");
+
+  private QdrantTestServer qdrant;
+  private CohereTestServer cohere;
+  private EmbeddingProvider provider;
+  private QdrantVectorStore store;
+  private Ingestor ingestor;
+
+  @BeforeEach
+  void start(Vertx vertx, VertxTestContext test) {
+    QdrantTestServer.start(vertx)
+        .compose(q -> {
+          qdrant = q;
+          return CohereTestServer.start(vertx, "k", DIM);
+        })
+        .compose(c -> {
+          cohere = c;
+          provider = EmbeddingProviders.create(vertx, EmbeddingTestConfigs.cohere(c.baseUrl(), "k", DIM, 2));
+          return EmbeddingVerticle.deploy(vertx, provider);
+        })
+        .onComplete(test.succeeding(id -> {
+          store = new QdrantVectorStore(vertx, new AppConfig.Qdrant(Optional.of("127.0.0.1"), qdrant.port(),
+              Optional.empty(), false, "textbook_chunks", Set.of(), Duration.ofSeconds(5), 2));
+          ingestor = new Ingestor(vertx, store, new EmbeddingClient(vertx)::embed, Progress.NONE);
+          test.completeNow();
+        }));
+  }
+
+  @AfterEach
+  void stop(VertxTestContext test) {
+    Future.join(store.close(), provider.close())
+        .compose(v -> Future.join(qdrant.stop(), cohere.stop()))
+        .onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  @DisplayName("the sample book lands in a new Qdrant collection with payload indexes; re-ingesting keeps the count")
+  void ingestsIntoQdrant(VertxTestContext test) {
+    List<Page> pages = SampleBook.pages();
+    Ingestor.Options options = Ingestor.Options.of("textbook_chunks", false, KEYS);
+    ingestor.ingest(pages, options)
+        .compose(first -> {
+          test.verify(() -> {
+            assertThat(first.ok()).isTrue();
+            assertThat(qdrant.count("textbook_chunks")).isEqualTo(first.chunks());
+            assertThat(qdrant.payloadIndexes("textbook_chunks")).containsKeys("chapter", "section", "source_url");
+            String id = Chunker.pointId("docs/module-1-ros2/05-qos-profiles", 0);
+            assertThat(qdrant.ids("textbook_chunks")).contains(id);
+            assertThat(qdrant.payload("textbook_chunks", id).get("chapter").getStringValue()).isEqualTo("module-1-ros2");
+          });
+          return ingestor.ingest(pages, options).map(second -> {
+            test.verify(() -> {
+              assertThat(second.ok()).isTrue();
+              assertThat(qdrant.count("textbook_chunks")).isEqualTo(first.chunks());
+            });
+            return second;
+          });
+        })
+        .onComplete(test.succeedingThenComplete());
+  }
+}

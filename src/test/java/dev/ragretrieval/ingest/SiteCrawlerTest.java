@@ -1,0 +1,144 @@
+package dev.ragretrieval.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Crawls a local server that serves Docusaurus-like pages and a sitemap. */
+@ExtendWith(VertxExtension.class)
+class SiteCrawlerTest {
+
+  private HttpServer server;
+  private SiteCrawler crawler;
+  private String base;
+
+  static String page(String title, String breadcrumb, String body) {
+    return """
+        <!doctype html><html><head><title>%s | My Book</title></head><body>
+        <nav class="navbar">NAVBAR Home Docs Blog GitHub</nav>
+        <div class="main-wrapper">
+          <aside class="theme-doc-sidebar-container"><ul><li>SIDEBAR entry</li></ul></aside>
+          <main>
+            <nav aria-label="Breadcrumbs"><ul class="breadcrumbs">
+              <li class="breadcrumbs__item"><a aria-label="Home page" class="breadcrumbs__link" href="/">H</a></li>
+              <li class="breadcrumbs__item"><span class="breadcrumbs__link">%s</span></li>
+              <li class="breadcrumbs__item breadcrumbs__item--active"><span class="breadcrumbs__link">%s</span></li>
+            </ul></nav>
+            <div class="theme-doc-toc-mobile">On this page TOCMOBILE</div>
+            <article><div class="theme-doc-markdown markdown">
+              <header><h1>%s</h1></header>
+              %s
+            </div>
+            <footer class="theme-doc-footer">Edit this page DOCFOOTER</footer>
+            </article>
+            <nav class="pagination-nav">Previous Next PAGINATION</nav>
+          </main>
+        </div>
+        <footer class="footer">FOOTER Copyright</footer>
+        </body></html>
+        """.formatted(title, breadcrumb, title, title, body);
+  }
+
+  @BeforeEach
+  void start(Vertx vertx, VertxTestContext test) {
+    String nodes = page("Nodes and Topics", "Module 1: ROS 2", """
+        <p>Intro before any section.</p>
+        <h2 id="what-is-a-node">What Is a Node<a class="hash-link" href="#what-is-a-node">#</a></h2>
+        <p>A node is a <strong>process</strong> in the ROS graph.</p>
+        <ul><li>one responsibility</li><li>unique name</li></ul>
+        <h3>Node Names</h3>
+        <p>Names are unique.</p>
+        <pre><code>ros2 node list
+        ros2 node info /talker</code></pre>
+        """);
+    String sim = page("Sim to Real", "Module 2: Simulation", """
+        <h2>Domain Randomization</h2><p>Randomize physics and visuals during training.</p>
+        """);
+    vertx.createHttpServer().requestHandler(req -> {
+      switch (req.path()) {
+        case "/sitemap.xml" -> req.response().putHeader("content-type", "application/xml").end("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+              <url><loc>%1$s/docs/module-1-ros2/nodes</loc></url>
+              <url><loc>%1$s/docs/module-2-simulation/sim-to-real/</loc></url>
+              <url><loc>%1$s/docs/missing</loc></url>
+            </urlset>""".formatted(base));
+        case "/docs/module-1-ros2/nodes" -> req.response().putHeader("content-type", "text/html").end(nodes);
+        case "/docs/module-2-simulation/sim-to-real/" -> req.response().putHeader("content-type", "text/html").end(sim);
+        default -> req.response().setStatusCode(404).end("not found");
+      }
+    }).listen(0, "127.0.0.1").onComplete(test.succeeding(s -> {
+      server = s;
+      base = "http://127.0.0.1:" + s.actualPort();
+      crawler = new SiteCrawler(vertx);
+      test.completeNow();
+    }));
+  }
+
+  @AfterEach
+  void stop(VertxTestContext test) {
+    crawler.close();
+    server.close().onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  @DisplayName("a sitemap crawl reads every listed page's article only, with title, chapter, sections; a 404 is reported")
+  void crawlsSitemap(VertxTestContext test) {
+    crawler.crawl(base + "/sitemap.xml").onComplete(test.succeeding(result -> test.verify(() -> {
+      assertThat(result.failures()).singleElement().asString().contains("/docs/missing").contains("404");
+      assertThat(result.pages()).hasSize(2);
+      Page nodes = result.pages().get(0);
+      assertThat(nodes.sourceUrl()).isEqualTo(base + "/docs/module-1-ros2/nodes");
+      assertThat(nodes.documentId()).isEqualTo("docs/module-1-ros2/nodes");
+      assertThat(nodes.pageTitle()).isEqualTo("Nodes and Topics");
+      assertThat(nodes.chapter()).isEqualTo("module-1-ros2");
+      assertThat(nodes.chapterLabel()).isEqualTo("Module 1: ROS 2");
+      assertThat(nodes.sourceType()).isEqualTo("html");
+      assertThat(nodes.sections()).extracting(Page.Section::heading).containsExactly(null, "What Is a Node", "Node Names");
+      assertThat(nodes.sections().get(1).text()).contains("A node is a process in the ROS graph.", "one responsibility");
+      assertThat(nodes.sections().get(2).text()).contains("ros2 node list\nros2 node info /talker");
+      String all = String.join(" ", nodes.sections().stream().map(Page.Section::text).toList());
+      for (String noise : List.of("NAVBAR", "SIDEBAR", "FOOTER", "DOCFOOTER", "PAGINATION", "TOCMOBILE", "Home", "#")) {
+        assertThat(all).doesNotContain(noise);
+      }
+      Page sim = result.pages().get(1);
+      assertThat(sim.chapter()).isEqualTo("module-2-simulation");
+      assertThat(sim.sections()).containsExactly(new Page.Section("Domain Randomization",
+          "Randomize physics and visuals during training."));
+
+      List<Chunk> chunks = new Chunker().chunk(nodes);
+      assertThat(chunks).hasSize(3);
+      assertThat(chunks.get(1).payload().getString("section")).isEqualTo("What Is a Node");
+      assertThat(chunks.get(1).payload().getString("source_type")).isEqualTo("html");
+      test.completeNow();
+    })));
+  }
+
+  @Test
+  @DisplayName("a page URL reads that one page; an unreachable host is a clear failure")
+  void singlePageAndErrors(VertxTestContext test) {
+    crawler.crawl(base + "/docs/module-2-simulation/sim-to-real/#domain")
+        .compose(one -> {
+          test.verify(() -> {
+            assertThat(one.pages()).singleElement().extracting(Page::sourceUrl)
+                .isEqualTo(base + "/docs/module-2-simulation/sim-to-real/");
+            assertThat(one.failures()).isEmpty();
+          });
+          return crawler.crawl("http://127.0.0.1:1/docs/x");
+        })
+        .onComplete(test.succeeding(none -> test.verify(() -> {
+          assertThat(none.pages()).isEmpty();
+          assertThat(none.failures()).singleElement().asString().startsWith("http://127.0.0.1:1/docs/x: cannot fetch");
+          test.completeNow();
+        })));
+  }
+}

@@ -1,0 +1,198 @@
+package dev.ragretrieval.search.qdrant;
+
+import static dev.ragretrieval.search.qdrant.QdrantTestSupport.await;
+import static dev.ragretrieval.search.qdrant.QdrantTestSupport.config;
+import static dev.ragretrieval.search.qdrant.QdrantTestSupport.failure;
+import static dev.ragretrieval.search.qdrant.QdrantTestSupport.in;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.search.ScoredPoint;
+import dev.ragretrieval.search.SearchRequest;
+import dev.ragretrieval.testing.QdrantTestServer;
+import dev.ragretrieval.upstream.Retry;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** How Qdrant's failures reach callers: codes, retries, deadlines, restarts, the api key. */
+@ExtendWith(VertxExtension.class)
+class QdrantFailuresTest {
+
+  private static final String KEY = "s3cret-qdrant-key";
+
+  private final List<QdrantVectorStore> stores = new ArrayList<>();
+  private final List<QdrantTestServer> servers = new ArrayList<>();
+
+  @AfterEach
+  void cleanUp() {
+    stores.forEach(s -> await(s.close()));
+    servers.forEach(s -> await(s.stop()));
+  }
+
+  @Test
+  @DisplayName("the api key travels as gRPC metadata api-key")
+  void apiKeySent(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, KEY);
+    QdrantVectorStore store = store(vertx, qdrant, KEY, 3);
+
+    assertThat(await(store.search(search(1.0f)))).extracting(ScoredPoint::payload)
+        .containsExactly(new JsonObject().put("text", "one"));
+    assertThat(qdrant.lastApiKey()).isEqualTo(KEY);
+  }
+
+  @Test
+  @DisplayName("a wrong api key is UPSTREAM_ERROR whose message never shows the key")
+  void wrongApiKey(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, KEY);
+    QdrantVectorStore store = store(vertx, qdrant, "wrong-key-123", 3);
+
+    ServiceException error = failure(store.search(search(1.0f)));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.UPSTREAM_ERROR);
+    assertThat(error.getMessage()).isEqualTo("Qdrant rejected the api key").doesNotContain("wrong-key-123");
+    assertThat(qdrant.callCount("Get")).as("an auth failure is not retried").isEqualTo(1);
+  }
+
+  @Test
+  @DisplayName("RESOURCE_EXHAUSTED is retried after the server's retry-after, then succeeds")
+  void rateLimitRetried(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 3);
+    await(store.collectionInfo("docs"));
+    qdrant.failNext(1, GrpcStatus.RESOURCE_EXHAUSTED, "1");
+
+    List<ScoredPoint> hits = await(store.search(search(1.0f)));
+
+    assertThat(hits).hasSize(1);
+    assertThat(qdrant.callCount("Query")).isEqualTo(2);
+  }
+
+  @Test
+  @DisplayName("RESOURCE_EXHAUSTED beyond the attempts is RATE_LIMIT carrying retry-after")
+  void rateLimitSurfaces(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 1);
+    await(store.collectionInfo("docs"));
+    qdrant.failNext(1, GrpcStatus.RESOURCE_EXHAUSTED, "7");
+
+    ServiceException error = failure(store.search(search(1.0f)));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.RATE_LIMIT);
+    assertThat(error.retryAfterSeconds()).isEqualTo(7);
+  }
+
+  @Test
+  @DisplayName("UNAVAILABLE is retried; INVALID_ARGUMENT is not")
+  void unavailableRetried(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 3);
+    await(store.collectionInfo("docs"));
+    qdrant.failNext(2, GrpcStatus.UNAVAILABLE, null);
+
+    assertThat(await(store.search(search(1.0f)))).hasSize(1);
+    assertThat(qdrant.callCount("Query")).isEqualTo(3);
+
+    qdrant.failNext(1, GrpcStatus.INVALID_ARGUMENT, null);
+    assertThat(failure(store.search(search(1.0f))).code()).isEqualTo(ErrorCode.UPSTREAM_ERROR);
+    assertThat(qdrant.callCount("Query")).isEqualTo(4);
+  }
+
+  @Test
+  @DisplayName("a stopped server is CONNECTION_ERROR")
+  void serverStopped(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 2);
+    await(store.search(search(1.0f)));
+    await(qdrant.stop());
+
+    ServiceException error = failure(store.search(search(1.0f)));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.CONNECTION_ERROR);
+  }
+
+  @Test
+  @DisplayName("after Qdrant restarts, the next call succeeds on a new connection")
+  void reconnectsAfterRestart(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 1);
+    assertThat(await(store.search(search(1.0f)))).hasSize(1);
+
+    await(qdrant.stop());
+    assertThat(failure(store.search(search(1.0f))).code()).isEqualTo(ErrorCode.CONNECTION_ERROR);
+    await(qdrant.restart());
+
+    assertThat(await(store.search(search(1.0f)))).hasSize(1);
+    assertThat(await(store.search(search(1.0f)))).hasSize(1);
+  }
+
+  @Test
+  @DisplayName("a restart between two calls is invisible: the dead connection is not reused")
+  void restartBetweenCalls(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 1);
+    assertThat(await(store.search(search(1.0f)))).hasSize(1);
+
+    await(qdrant.restart());
+
+    assertThat(await(store.search(search(1.0f)))).hasSize(1);
+  }
+
+  @Test
+  @DisplayName("a server slower than the request deadline is TIMEOUT")
+  void slowServerTimesOut(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 3);
+    await(store.collectionInfo("docs"));
+    qdrant.delay(Duration.ofSeconds(2));
+
+    ServiceException error = failure(store.search(
+        new SearchRequest("docs", new float[] {1, 0}, 1, 0f, Map.of(), in(Duration.ofMillis(300)))));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(qdrant.callCount("Query")).as("a timeout is not retried").isEqualTo(1);
+  }
+
+  @Test
+  @DisplayName("a deadline already passed fails with TIMEOUT without calling Qdrant")
+  void deadlinePassed(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 3);
+
+    ServiceException error = failure(store.search(
+        new SearchRequest("docs", new float[] {1, 0}, 1, 0f, Map.of(), System.currentTimeMillis() - 1)));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(qdrant.callCount("Query")).isZero();
+  }
+
+  private QdrantTestServer server(Vertx vertx, String key) {
+    QdrantTestServer qdrant = await(QdrantTestServer.start(vertx, 0, key));
+    servers.add(qdrant);
+    qdrant.createCollection("docs", 2);
+    qdrant.upsert("docs", UUID.randomUUID().toString(), new float[] {1, 0}, new JsonObject().put("text", "one"));
+    return qdrant;
+  }
+
+  private QdrantVectorStore store(Vertx vertx, QdrantTestServer qdrant, String key, int attempts) {
+    QdrantVectorStore store = new QdrantVectorStore(vertx, config("127.0.0.1", qdrant.port(), key, attempts),
+        new Retry.Policy(attempts, Duration.ofMillis(20), Duration.ofMillis(200)), HostResolver.SYSTEM);
+    stores.add(store);
+    return store;
+  }
+
+  private static SearchRequest search(float x) {
+    return new SearchRequest("docs", new float[] {x, 0}, 1, 0f, Map.of(), in(Duration.ofSeconds(5)));
+  }
+}

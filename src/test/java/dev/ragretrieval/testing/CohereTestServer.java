@@ -1,0 +1,491 @@
+package dev.ragretrieval.testing;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * An in-process stand-in for the embedding APIs, on {@code 127.0.0.1} and an ephemeral port.
+ *
+ * <p>It serves two documented endpoints with the same deterministic vectors ({@link #vectorFor}):
+ * <ul>
+ *   <li>Cohere's {@code POST /v2/embed}: {@code {"model", "texts", "input_type",
+ *       "embedding_types", "truncate"}} answered by {@code {"id", "embeddings": {"float":
+ *       [[...]]}, "texts", "meta", "response_type": "embeddings_by_type"}}. Validated like Cohere:
+ *       a bearer key ({@code 401 {"message": ...}} otherwise), {@code model} and {@code texts}
+ *       required, 1..96 texts, {@code input_type} required for v3 and later models and one of
+ *       Cohere's values, {@code embedding_types} and {@code truncate} from Cohere's sets; every
+ *       refusal is {@code 400 {"message": ...}}. Only {@code float} embeddings are produced.</li>
+ *   <li>An OpenAI-compatible {@code POST /v1/embeddings}: {@code {"model", "input",
+ *       "dimensions"?, "encoding_format"?}} answered by {@code {"object": "list", "data":
+ *       [{"index", "embedding"}], "model", "usage"}}; errors are {@code {"error": {"message",
+ *       "type"}}}. The {@code data} items come back in <em>reverse</em> order on purpose: clients
+ *       must sort by {@code index}. A wrong key's 401 message repeats the key it received (stricter
+ *       than OpenAI, which masks it) so tests prove a client never passes upstream text on.</li>
+ * </ul>
+ *
+ * <p>Faults for tests: {@link #failNext}, {@link #badJsonNext} and {@link #wrongDimensionNext}
+ * queue up in call order; each call to either endpoint takes the next one. {@link #delay} slows
+ * every answer. {@link #callCount()}, {@link #requests()} and {@link #arrivalNanos()} record what
+ * arrived (including calls that were then refused or faulted).
+ *
+ * <p>Thread-safe: tests may configure it from any thread while it serves.
+ */
+public final class CohereTestServer {
+
+  /** Cohere's limit of texts per {@code /v2/embed} call. */
+  public static final int MAX_TEXTS = 96;
+
+  /** OpenAI's limit of inputs per {@code /v1/embeddings} call. */
+  public static final int MAX_OPENAI_INPUTS = 2048;
+
+  private static final Set<String> INPUT_TYPES =
+      Set.of("search_document", "search_query", "classification", "clustering", "image");
+  private static final Set<String> EMBEDDING_TYPES = Set.of("float", "int8", "uint8", "binary", "ubinary", "base64");
+  private static final Set<String> TRUNCATE = Set.of("NONE", "START", "END");
+  private static final Pattern MODEL_VERSION = Pattern.compile("v(\\d+)");
+  private static final Set<String> STOP_WORDS = Set.of(
+      "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for", "from", "how", "in", "is",
+      "it", "its", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when", "where",
+      "which", "who", "why", "with");
+
+  private final Vertx vertx;
+  private final String apiKey;
+  private final int dimension;
+  private final AtomicInteger calls = new AtomicInteger();
+  private final List<JsonObject> requests = new CopyOnWriteArrayList<>();
+  private final List<Long> arrivals = new CopyOnWriteArrayList<>();
+  private final Deque<Fault> faults = new ArrayDeque<>();
+  private volatile Duration delay = Duration.ZERO;
+  private HttpServer server;
+
+  private CohereTestServer(Vertx vertx, String apiKey, int dimension) {
+    this.vertx = vertx;
+    this.apiKey = apiKey;
+    this.dimension = dimension;
+  }
+
+  /** Starts a server that accepts {@code Authorization: Bearer <apiKey>} and answers vectors of {@code dimension}. */
+  public static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension) {
+    if (dimension < 1) {
+      throw new IllegalArgumentException("dimension must be positive");
+    }
+    CohereTestServer test = new CohereTestServer(vertx, apiKey, dimension);
+    return vertx.createHttpServer()
+        .requestHandler(test::handle)
+        .listen(0, "127.0.0.1")
+        .map(listening -> {
+          test.server = listening;
+          return test;
+        });
+  }
+
+  public int port() {
+    return server.actualPort();
+  }
+
+  /** {@code http://127.0.0.1:<port>}: use as COHERE_BASE_URL or OPENAI_BASE_URL. */
+  public String baseUrl() {
+    return "http://127.0.0.1:" + port();
+  }
+
+  public String apiKey() {
+    return apiKey;
+  }
+
+  public int dimension() {
+    return dimension;
+  }
+
+  /** Waits this long before every answer (including faults); {@link Duration#ZERO} turns it off. */
+  public void delay(Duration perCall) {
+    this.delay = perCall == null ? Duration.ZERO : perCall;
+  }
+
+  /**
+   * The next {@code times} calls answer {@code httpStatus} with an error body, and with a
+   * {@code Retry-After} header when {@code retryAfterHeader} is not null (seconds or an HTTP date).
+   */
+  public void failNext(int times, int httpStatus, String retryAfterHeader) {
+    enqueue(new Fault(Kind.STATUS, times, httpStatus, retryAfterHeader));
+  }
+
+  /** The next {@code times} calls answer 200 with a body that is not valid JSON. */
+  public void badJsonNext(int times) {
+    enqueue(new Fault(Kind.BAD_JSON, times, 200, null));
+  }
+
+  /** The next {@code times} calls answer 200 with vectors one longer than they should be. */
+  public void wrongDimensionNext(int times) {
+    enqueue(new Fault(Kind.WRONG_DIMENSION, times, 200, null));
+  }
+
+  /** Calls received on either endpoint since start (or {@link #reset()}). */
+  public int callCount() {
+    return calls.get();
+  }
+
+  /** The JSON bodies received, in arrival order (an empty object for a body that was not JSON). */
+  public List<JsonObject> requests() {
+    return List.copyOf(requests);
+  }
+
+  /** {@link System#nanoTime()} at each call's arrival, in the order of {@link #requests()}. */
+  public List<Long> arrivalNanos() {
+    return List.copyOf(arrivals);
+  }
+
+  /** Forgets recorded calls, pending faults and the delay. */
+  public synchronized void reset() {
+    faults.clear();
+    delay = Duration.ZERO;
+    calls.set(0);
+    requests.clear();
+    arrivals.clear();
+  }
+
+  public Future<Void> stop() {
+    return server == null ? Future.succeededFuture() : server.close();
+  }
+
+  /**
+   * A deterministic, L2-normalised vector: a signed hashed bag of the lower-cased words (stop words
+   * dropped, a plural "s" trimmed) and of word bigrams. Texts sharing words get a high cosine, so
+   * tests can seed a vector store with {@code vectorFor(chunkText)} and real queries rank sensibly.
+   * A pure function: the same text and dimension always give the same vector.
+   */
+  public static float[] vectorFor(String text, int dimension) {
+    float[] vector = new float[dimension];
+    List<String> words = words(text);
+    List<String> kept = new ArrayList<>();
+    for (String word : words) {
+      if (!STOP_WORDS.contains(word)) {
+        kept.add(word);
+      }
+    }
+    if (kept.isEmpty()) {
+      kept = words;
+    }
+    if (kept.isEmpty()) {
+      add(vector, "t:" + text, 1f);
+    }
+    for (int i = 0; i < kept.size(); i++) {
+      add(vector, "w:" + kept.get(i), 1f);
+      if (i + 1 < kept.size()) {
+        add(vector, "b:" + kept.get(i) + " " + kept.get(i + 1), 0.5f);
+      }
+    }
+    double norm = 0;
+    for (float v : vector) {
+      norm += (double) v * v;
+    }
+    float scale = (float) (1 / Math.sqrt(norm));
+    for (int i = 0; i < dimension; i++) {
+      vector[i] *= scale;
+    }
+    return vector;
+  }
+
+  private static List<String> words(String text) {
+    List<String> words = new ArrayList<>();
+    for (String raw : text.toLowerCase(Locale.ROOT).split("[^\\p{L}\\p{N}]+")) {
+      if (raw.isEmpty()) {
+        continue;
+      }
+      String word = raw.length() > 3 && raw.endsWith("s") && !raw.endsWith("ss") ? raw.substring(0, raw.length() - 1) : raw;
+      words.add(word);
+    }
+    return words;
+  }
+
+  private static void add(float[] vector, String feature, float weight) {
+    long h = mix(fnv1a(feature));
+    int index = (int) Math.floorMod(h, (long) vector.length);
+    vector[index] += ((h >>> 40) & 1) == 0 ? weight : -weight;
+  }
+
+  private static long fnv1a(String s) {
+    long hash = 0xcbf29ce484222325L;
+    for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+      hash ^= b & 0xff;
+      hash *= 0x100000001b3L;
+    }
+    return hash;
+  }
+
+  /** SplitMix64's finaliser: spreads FNV's weak low bits over the whole word. */
+  private static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
+  }
+
+  // --- serving ---
+
+  private enum Kind { STATUS, BAD_JSON, WRONG_DIMENSION }
+
+  private static final class Fault {
+    final Kind kind;
+    final int status;
+    final String retryAfter;
+    int remaining;
+
+    Fault(Kind kind, int times, int status, String retryAfter) {
+      this.kind = kind;
+      this.remaining = times;
+      this.status = status;
+      this.retryAfter = retryAfter;
+    }
+  }
+
+  private synchronized void enqueue(Fault fault) {
+    if (fault.remaining > 0) {
+      faults.addLast(fault);
+    }
+  }
+
+  private synchronized Fault takeFault() {
+    Fault head = faults.peekFirst();
+    if (head == null) {
+      return null;
+    }
+    if (--head.remaining <= 0) {
+      faults.removeFirst();
+    }
+    return head;
+  }
+
+  private void handle(HttpServerRequest request) {
+    request.body().onSuccess(body -> {
+      long arrived = System.nanoTime();
+      boolean post = request.method() == HttpMethod.POST;
+      boolean cohere = post && "/v2/embed".equals(request.path());
+      boolean openai = post && "/v1/embeddings".equals(request.path());
+      if (!cohere && !openai) {
+        send(request, 404, new JsonObject().put("message", "no route for " + request.method() + " " + request.path()), null);
+        return;
+      }
+      JsonObject json = parse(body);
+      calls.incrementAndGet();
+      arrivals.add(arrived);
+      requests.add(json == null ? new JsonObject() : json.copy());
+      Fault fault = takeFault();
+      Runnable answer = () -> {
+        if (cohere) {
+          answerCohere(request, json, fault);
+        } else {
+          answerOpenAi(request, json, fault);
+        }
+      };
+      if (delay.isZero() || delay.isNegative()) {
+        answer.run();
+      } else {
+        vertx.setTimer(delay.toMillis(), id -> answer.run());
+      }
+    });
+  }
+
+  private void answerCohere(HttpServerRequest request, JsonObject body, Fault fault) {
+    if (fault != null && fault.kind == Kind.STATUS) {
+      send(request, fault.status, new JsonObject().put("message", "injected failure (HTTP " + fault.status + ")"), fault.retryAfter);
+      return;
+    }
+    if (!("Bearer " + apiKey).equals(request.getHeader("Authorization"))) {
+      send(request, 401, new JsonObject().put("message", "invalid api token"), null);
+      return;
+    }
+    String refusal = cohereRefusal(body);
+    if (refusal != null) {
+      send(request, 400, new JsonObject().put("message", "invalid request: " + refusal), null);
+      return;
+    }
+    if (fault != null && fault.kind == Kind.BAD_JSON) {
+      sendRaw(request, "{\"id\": \"x\", \"embeddings\": {\"float\": [[0.1, 0.2,");
+      return;
+    }
+    JsonArray texts = body.getJsonArray("texts");
+    int size = fault != null && fault.kind == Kind.WRONG_DIMENSION ? dimension + 1 : dimension;
+    JsonArray floats = new JsonArray();
+    int tokens = 0;
+    for (int i = 0; i < texts.size(); i++) {
+      floats.add(toJson(vectorFor(texts.getString(i), size)));
+      tokens += words(texts.getString(i)).size();
+    }
+    send(request, 200, new JsonObject()
+        .put("id", UUID.randomUUID().toString())
+        .put("embeddings", new JsonObject().put("float", floats))
+        .put("texts", texts)
+        .put("meta", new JsonObject()
+            .put("api_version", new JsonObject().put("version", "2"))
+            .put("billed_units", new JsonObject().put("input_tokens", tokens)))
+        .put("response_type", "embeddings_by_type"), null);
+  }
+
+  /** What Cohere would refuse in this body, or null. */
+  private static String cohereRefusal(JsonObject body) {
+    if (body == null) {
+      return "body must be a JSON object";
+    }
+    if (!(body.getValue("model") instanceof String model) || model.isBlank()) {
+      return "model is required";
+    }
+    if (!(body.getValue("texts") instanceof JsonArray texts) || !texts.stream().allMatch(t -> t instanceof String)) {
+      return "texts must be an array of strings";
+    }
+    if (texts.isEmpty()) {
+      return "texts must contain at least one text";
+    }
+    if (texts.size() > MAX_TEXTS) {
+      return "texts can contain at most " + MAX_TEXTS + " items, received " + texts.size();
+    }
+    Object inputType = body.getValue("input_type");
+    if (inputType == null && majorVersion(model) >= 3) {
+      return "input_type is required for embedding models v3 and higher";
+    }
+    if (inputType != null && !INPUT_TYPES.contains(inputType)) {
+      return "input_type must be one of " + INPUT_TYPES;
+    }
+    Object types = body.getValue("embedding_types");
+    if (types != null) {
+      if (!(types instanceof JsonArray list) || list.isEmpty() || !list.stream().allMatch(EMBEDDING_TYPES::contains)) {
+        return "embedding_types must be a non-empty subset of " + EMBEDDING_TYPES;
+      }
+      if (!list.contains("float") || list.size() != 1) {
+        return "this test server only produces float embeddings";
+      }
+    }
+    Object truncate = body.getValue("truncate");
+    if (truncate != null && !TRUNCATE.contains(truncate)) {
+      return "truncate must be one of " + TRUNCATE;
+    }
+    return null;
+  }
+
+  private static int majorVersion(String model) {
+    Matcher version = MODEL_VERSION.matcher(model);
+    return version.find() ? Integer.parseInt(version.group(1)) : 0;
+  }
+
+  private void answerOpenAi(HttpServerRequest request, JsonObject body, Fault fault) {
+    if (fault != null && fault.kind == Kind.STATUS) {
+      send(request, fault.status, openAiError("injected failure (HTTP " + fault.status + ")", "server_error"), fault.retryAfter);
+      return;
+    }
+    String auth = request.getHeader("Authorization");
+    if (apiKey != null && !("Bearer " + apiKey).equals(auth)) {
+      String given = auth == null ? "<none>" : auth.replaceFirst("^Bearer ", "");
+      send(request, 401, openAiError("Incorrect API key provided: " + given + ".", "invalid_request_error"), null);
+      return;
+    }
+    String refusal = openAiRefusal(body);
+    if (refusal != null) {
+      send(request, 400, openAiError(refusal, "invalid_request_error"), null);
+      return;
+    }
+    if (fault != null && fault.kind == Kind.BAD_JSON) {
+      sendRaw(request, "{\"object\": \"list\", \"data\": [{\"index\": 0, \"embedding\": [0.1,");
+      return;
+    }
+    Object input = body.getValue("input");
+    JsonArray inputs = input instanceof String single ? new JsonArray().add(single) : (JsonArray) input;
+    int size = body.getValue("dimensions") instanceof Integer wanted ? wanted : dimension;
+    if (fault != null && fault.kind == Kind.WRONG_DIMENSION) {
+      size++;
+    }
+    JsonArray data = new JsonArray();
+    int tokens = 0;
+    for (int i = inputs.size() - 1; i >= 0; i--) {
+      data.add(new JsonObject().put("object", "embedding").put("index", i)
+          .put("embedding", toJson(vectorFor(inputs.getString(i), size))));
+      tokens += words(inputs.getString(i)).size();
+    }
+    send(request, 200, new JsonObject()
+        .put("object", "list")
+        .put("data", data)
+        .put("model", body.getString("model"))
+        .put("usage", new JsonObject().put("prompt_tokens", tokens).put("total_tokens", tokens)), null);
+  }
+
+  private static String openAiRefusal(JsonObject body) {
+    if (body == null) {
+      return "We could not parse the JSON body of your request.";
+    }
+    if (!(body.getValue("model") instanceof String model) || model.isBlank()) {
+      return "you must provide a model parameter";
+    }
+    Object input = body.getValue("input");
+    if (input instanceof JsonArray list) {
+      if (list.isEmpty() || list.size() > MAX_OPENAI_INPUTS || !list.stream().allMatch(t -> t instanceof String)) {
+        return "'input' must be a string or an array of 1.." + MAX_OPENAI_INPUTS + " strings";
+      }
+    } else if (!(input instanceof String)) {
+      return "'input' must be a string or an array of strings";
+    }
+    Object format = body.getValue("encoding_format");
+    if (format != null && !"float".equals(format)) {
+      return "this test server only produces float embeddings";
+    }
+    Object dims = body.getValue("dimensions");
+    if (dims != null && (!(dims instanceof Integer d) || d < 1)) {
+      return "'dimensions' must be a positive integer";
+    }
+    return null;
+  }
+
+  private static JsonObject openAiError(String message, String type) {
+    return new JsonObject().put("error", new JsonObject().put("message", message).put("type", type));
+  }
+
+  private static JsonObject parse(Buffer body) {
+    try {
+      Object value = body.length() == 0 ? null : io.vertx.core.json.Json.decodeValue(body);
+      return value instanceof JsonObject object ? object : null;
+    } catch (DecodeException notJson) {
+      return null;
+    }
+  }
+
+  private static JsonArray toJson(float[] vector) {
+    JsonArray array = new JsonArray(new ArrayList<>(vector.length));
+    for (float v : vector) {
+      array.add(v);
+    }
+    return array;
+  }
+
+  private static void send(HttpServerRequest request, int status, JsonObject body, String retryAfter) {
+    if (request.response().closed()) {
+      return; // the client gave up during a delay
+    }
+    if (retryAfter != null) {
+      request.response().putHeader("Retry-After", retryAfter);
+    }
+    request.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(body.toBuffer());
+  }
+
+  private static void sendRaw(HttpServerRequest request, String body) {
+    if (request.response().closed()) {
+      return;
+    }
+    request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(body);
+  }
+}

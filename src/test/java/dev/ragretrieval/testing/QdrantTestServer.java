@@ -1,0 +1,321 @@
+package dev.ragretrieval.testing;
+
+import io.qdrant.client.grpc.Common.PointId;
+import io.qdrant.client.grpc.JsonWithInt.ListValue;
+import io.qdrant.client.grpc.JsonWithInt.NullValue;
+import io.qdrant.client.grpc.JsonWithInt.Struct;
+import io.qdrant.client.grpc.JsonWithInt.Value;
+import io.qdrant.client.grpc.Points.FieldType;
+import io.qdrant.client.grpc.VxCollectionsGrpcService;
+import io.qdrant.client.grpc.VxPointsGrpcService;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.common.ServiceMethod;
+import io.vertx.grpc.server.GrpcServer;
+import io.vertx.grpc.server.GrpcServerOptions;
+import io.vertx.grpc.server.GrpcServerRequest;
+import io.vertx.grpc.server.GrpcServerResponse;
+import io.vertx.grpc.server.StatusException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+/**
+ * A real gRPC server speaking Qdrant's Points and Collections protocol (the method descriptors
+ * and messages generated from Qdrant's own .proto files), over an in-memory store with exact
+ * brute-force cosine search. Tests and benchmarks point a {@code QdrantVectorStore} at it.
+ *
+ * <h2>What it implements</h2>
+ * Collections: Get, List, Create (one dense Cosine vector, unnamed or named), Delete,
+ * CollectionExists. Points: Query (nearest dense vector; limit, offset, score_threshold, filter,
+ * with_payload enable/include/exclude, using), QueryBatch, Upsert (dense or legacy data vectors),
+ * Delete (ids or filter), Count, CreateFieldIndex, Facet. Filters: must / must_not / should /
+ * min_should, nested filters, HasId, is_empty, is_null, keyword / integer / boolean matches,
+ * keywords / integers (any of), except matches and numeric ranges. Every other RPC answers
+ * UNIMPLEMENTED.
+ *
+ * <h2>Qdrant's answers</h2>
+ * NOT_FOUND "Not found: Collection `x` doesn't exist!" for a missing collection; INVALID_ARGUMENT
+ * "Wrong input: Vector dimension error: expected dim: N, got M" for a wrong vector size;
+ * UNAUTHENTICATED when the server was started with a required api key and a call carries none or
+ * another one (metadata {@code api-key}); ALREADY_EXISTS when creating an existing collection.
+ * Query without with_payload returns no payload, as Qdrant does; limit defaults to 10.
+ *
+ * <h2>Test controls</h2>
+ * {@link #failNext} makes the next calls fail with a status (and optional {@code retry-after}
+ * trailer); {@link #delay} answers slowly; {@link #callCount} and {@link #lastApiKey} tell what
+ * arrived; {@link #stop} really closes the port (clients then see UNAVAILABLE / a refused
+ * connection) and {@link #restart} listens again on the same port with the same data.
+ *
+ * <pre>{@code
+ * QdrantTestServer qdrant = QdrantTestServer.start(vertx).toCompletionStage().toCompletableFuture().get();
+ * qdrant.createCollection("docs", 4);
+ * qdrant.upsert("docs", UUID.randomUUID().toString(), new float[] {1, 0, 0, 0}, new JsonObject().put("text", "hi"));
+ * // QDRANT_HOST=127.0.0.1, QDRANT_GRPC_PORT=qdrant.port()
+ * qdrant.stop();
+ * }</pre>
+ */
+public final class QdrantTestServer {
+
+  private record Failure(GrpcStatus status, String retryAfterSeconds) {}
+
+  private final Vertx vertx;
+  private final String host;
+  private final String requiredApiKey;
+  private final QdrantTestStore store = new QdrantTestStore();
+  private final GrpcServer grpc;
+  private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+  private final Deque<Failure> failures = new ArrayDeque<>();
+  private volatile Duration delay = Duration.ZERO;
+  private volatile String lastApiKey;
+  private volatile HttpServer http;
+  private volatile int port;
+
+  private QdrantTestServer(Vertx vertx, String host, String requiredApiKey) {
+    this.vertx = vertx;
+    this.host = host;
+    this.requiredApiKey = requiredApiKey;
+    this.grpc = GrpcServer.server(vertx, new GrpcServerOptions().setMaxMessageSize(64L * 1024 * 1024));
+    bindCollections();
+    bindPoints();
+  }
+
+  /** Listens on 127.0.0.1, on an ephemeral port, with no api key required. */
+  public static Future<QdrantTestServer> start(Vertx vertx) {
+    return start(vertx, 0, null);
+  }
+
+  /** {@code port} 0 = ephemeral; {@code requiredApiKey} null = no key required. */
+  public static Future<QdrantTestServer> start(Vertx vertx, int port, String requiredApiKey) {
+    return start(vertx, "127.0.0.1", port, requiredApiKey);
+  }
+
+  /**
+   * Listens on a given loopback address, e.g. two servers on 127.0.0.1 and 127.0.0.2 with the
+   * same port stand for two pods behind one headless Service name.
+   */
+  public static Future<QdrantTestServer> start(Vertx vertx, String host, int port, String requiredApiKey) {
+    QdrantTestServer server = new QdrantTestServer(vertx, host, requiredApiKey);
+    return server.listen(port).map(server);
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public String host() {
+    return host;
+  }
+
+  /** A collection with one unnamed dense Cosine vector. */
+  public void createCollection(String name, int dimension) {
+    store.createCollection(name, dimension, "");
+  }
+
+  /** A collection whose single dense Cosine vector is named (as some ingestion tools create them). */
+  public void createCollection(String name, int dimension, String vectorName) {
+    store.createCollection(name, dimension, vectorName);
+  }
+
+  public boolean collectionExists(String name) {
+    return store.exists(name);
+  }
+
+  /** Stores a point directly; {@code id} is a UUID or an unsigned number as text. */
+  public void upsert(String collection, String id, float[] vector, JsonObject payload) {
+    Map<String, Value> fields = new LinkedHashMap<>();
+    if (payload != null) {
+      payload.forEach(e -> fields.put(e.getKey(), value(e.getValue())));
+    }
+    store.put(collection, QdrantTestStore.parseId(id), vector, fields);
+  }
+
+  /** Points in the collection; 0 when it does not exist. */
+  public long count(String collection) {
+    return store.count(collection);
+  }
+
+  /** The ids stored in the collection (UUIDs in canonical lower case), in insertion order. */
+  public Set<String> ids(String collection) {
+    return store.ids(collection);
+  }
+
+  /** The stored payload of one point as Qdrant holds it, or null. */
+  public Map<String, Value> payload(String collection, String id) {
+    return store.payload(collection, id);
+  }
+
+  /** Payload indexes created with CreateFieldIndex: field name -> type. */
+  public Map<String, FieldType> payloadIndexes(String collection) {
+    return store.indexes(collection);
+  }
+
+  /** The next {@code times} calls (any RPC) fail with {@code status}; retry-after is sent as a trailer when not null. */
+  public void failNext(int times, GrpcStatus status, String retryAfterSeconds) {
+    synchronized (failures) {
+      for (int i = 0; i < times; i++) {
+        failures.add(new Failure(status, retryAfterSeconds));
+      }
+    }
+  }
+
+  /** Every call waits this long before it is answered ({@code Duration.ZERO} = at once). */
+  public void delay(Duration perCall) {
+    this.delay = perCall;
+  }
+
+  /**
+   * Calls received, by method name ("Query", "QueryBatch", "Upsert", ...) summed over both
+   * services, or by service and method ("Collections/Get", "Points/Get").
+   */
+  public int callCount(String rpcName) {
+    if (rpcName.contains("/")) {
+      AtomicInteger n = calls.get(rpcName);
+      return n == null ? 0 : n.get();
+    }
+    return calls.entrySet().stream()
+        .filter(e -> e.getKey().endsWith("/" + rpcName))
+        .mapToInt(e -> e.getValue().get())
+        .sum();
+  }
+
+  /** The api-key metadata of the last call, or null when it carried none. */
+  public String lastApiKey() {
+    return lastApiKey;
+  }
+
+  /** Closes the port and every open connection. */
+  public Future<Void> stop() {
+    HttpServer current = http;
+    http = null;
+    return current == null ? Future.succeededFuture() : current.close();
+  }
+
+  /** Listens again on the same port, with the same data. */
+  public Future<Void> restart() {
+    return stop().compose(v -> listen(port)).mapEmpty();
+  }
+
+  private Future<HttpServer> listen(int wanted) {
+    HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(wanted));
+    return server.requestHandler(grpc).listen().onSuccess(s -> {
+      http = s;
+      port = s.actualPort();
+    });
+  }
+
+  private void bindCollections() {
+    bind("Collections", VxCollectionsGrpcService.Get, store::get);
+    bind("Collections", VxCollectionsGrpcService.List, store::list);
+    bind("Collections", VxCollectionsGrpcService.Create, store::create);
+    bind("Collections", VxCollectionsGrpcService.Delete, store::delete);
+    bind("Collections", VxCollectionsGrpcService.CollectionExists, store::collectionExists);
+  }
+
+  private void bindPoints() {
+    bind("Points", VxPointsGrpcService.Query, store::query);
+    bind("Points", VxPointsGrpcService.QueryBatch, store::queryBatch);
+    bind("Points", VxPointsGrpcService.Upsert, store::upsert);
+    bind("Points", VxPointsGrpcService.Delete, store::deletePoints);
+    bind("Points", VxPointsGrpcService.Count, store::countPoints);
+    bind("Points", VxPointsGrpcService.CreateFieldIndex, store::createFieldIndex);
+    bind("Points", VxPointsGrpcService.Facet, store::facet);
+  }
+
+  /** Every bound RPC goes through the same gate: count, api key, injected failure, delay, then the store. */
+  private <Req, Resp> void bind(String service, ServiceMethod<Req, Resp> method, Function<Req, Resp> impl) {
+    String name = service + "/" + method.methodName();
+    grpc.callHandler(method, request -> {
+      calls.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
+      String key = request.headers().get("api-key");
+      lastApiKey = key;
+      request.handler(message -> answer(request, key, () -> impl.apply(message)));
+    });
+  }
+
+  private <Req, Resp> void answer(GrpcServerRequest<Req, Resp> request, String key, java.util.function.Supplier<Resp> work) {
+    GrpcServerResponse<Req, Resp> response = request.response();
+    response.exceptionHandler(ignored -> { }); // the client may have given up (deadline): nothing to do
+    Runnable reply = () -> {
+      if (requiredApiKey != null && !requiredApiKey.equals(key)) {
+        fail(response, GrpcStatus.UNAUTHENTICATED, "Must provide an API key or an Authorization bearer token", null);
+        return;
+      }
+      Failure injected;
+      synchronized (failures) {
+        injected = failures.poll();
+      }
+      if (injected != null) {
+        fail(response, injected.status(), "injected failure", injected.retryAfterSeconds());
+        return;
+      }
+      try {
+        response.end(work.get());
+      } catch (StatusException e) {
+        fail(response, e.status(), e.message(), null);
+      } catch (RuntimeException e) {
+        fail(response, GrpcStatus.INTERNAL, "Service internal error: " + e.getMessage(), null);
+      }
+    };
+    long wait = delay.toMillis();
+    if (wait > 0) {
+      vertx.setTimer(wait, id -> reply.run());
+    } else {
+      reply.run();
+    }
+  }
+
+  private static void fail(GrpcServerResponse<?, ?> response, GrpcStatus status, String message, String retryAfter) {
+    if (retryAfter != null) {
+      response.trailers().set("retry-after", retryAfter);
+    }
+    response.status(status).statusMessage(message).end();
+  }
+
+  /** JSON to Qdrant values, written here rather than borrowed so tests check the client's own conversion. */
+  private static Value value(Object v) {
+    Value.Builder out = Value.newBuilder();
+    if (v == null) {
+      return out.setNullValue(NullValue.NULL_VALUE).build();
+    } else if (v instanceof String s) {
+      return out.setStringValue(s).build();
+    } else if (v instanceof Boolean b) {
+      return out.setBoolValue(b).build();
+    } else if (v instanceof Integer || v instanceof Long) {
+      return out.setIntegerValue(((Number) v).longValue()).build();
+    } else if (v instanceof Number n) {
+      return out.setDoubleValue(n.doubleValue()).build();
+    } else if (v instanceof JsonObject o) {
+      Struct.Builder struct = Struct.newBuilder();
+      o.forEach(e -> struct.putFields(e.getKey(), value(e.getValue())));
+      return out.setStructValue(struct).build();
+    } else if (v instanceof JsonArray a) {
+      ListValue.Builder list = ListValue.newBuilder();
+      a.forEach(item -> list.addValues(value(item)));
+      return out.setListValue(list).build();
+    } else if (v instanceof List<?> l) {
+      return value(new JsonArray(l));
+    } else if (v instanceof Map<?, ?> m) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> map = (Map<String, Object>) m;
+      return value(new JsonObject(map));
+    }
+    return out.setStringValue(String.valueOf(v)).build();
+  }
+
+  static PointId pointId(String id) {
+    return QdrantTestStore.parseId(id);
+  }
+}
