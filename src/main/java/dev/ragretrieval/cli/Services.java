@@ -102,9 +102,15 @@ final class Services implements AutoCloseable {
     Future<Void> storeClosed = store == null ? Future.succeededFuture() : store.close();
     Future<Void> providerClosed = provider == null ? Future.succeededFuture() : provider.close();
     try {
-      await(Future.join(storeClosed, providerClosed).transform(done -> vertx.close()), Duration.ofSeconds(30));
+      await(Future.join(storeClosed, providerClosed), Duration.ofSeconds(30));
     } catch (RuntimeException e) {
       // closing is best effort: the process ends next
+    }
+    // closed from this thread, not from a callback on one of the event loops being shut down
+    try {
+      await(vertx.close(), Duration.ofSeconds(30));
+    } catch (RuntimeException e) {
+      // best effort, as above
     }
   }
 }

@@ -43,7 +43,8 @@ class MainTest {
 
   @AfterAll
   static void stopCohere() throws Exception {
-    cohere.stop().compose(v -> vertx.close()).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    cohere.stop().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 
   record Run(int code, String out, String err) {}

@@ -35,6 +35,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the Lucene store, then real semantic questions. One load is shared by the whole class.
  */
 @ExtendWith(VertxExtension.class)
+@Timeout(value = 5, timeUnit = TimeUnit.MINUTES)
 class SampleBookSearchTest {
 
   private static Path dataDir;
@@ -44,7 +45,6 @@ class SampleBookSearchTest {
   private static Optional<Ingestor.Summary> loaded;
 
   @BeforeAll
-  @Timeout(value = 5, timeUnit = TimeUnit.MINUTES)
   static void loadBook(Vertx vertx, VertxTestContext test) throws Exception {
     dataDir = Files.createTempDirectory("rag-sample-book");
     AppConfig config = ConfigLoader.fromJson(new JsonObject(),

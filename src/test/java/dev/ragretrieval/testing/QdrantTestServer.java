@@ -1,6 +1,5 @@
 package dev.ragretrieval.testing;
 
-import io.qdrant.client.grpc.Common.PointId;
 import io.qdrant.client.grpc.JsonWithInt.ListValue;
 import io.qdrant.client.grpc.JsonWithInt.NullValue;
 import io.qdrant.client.grpc.JsonWithInt.Struct;
@@ -31,6 +30,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A real gRPC server speaking Qdrant's Points and Collections protocol (the method descriptors
@@ -245,7 +245,7 @@ public final class QdrantTestServer {
     });
   }
 
-  private <Req, Resp> void answer(GrpcServerRequest<Req, Resp> request, String key, java.util.function.Supplier<Resp> work) {
+  private <Req, Resp> void answer(GrpcServerRequest<Req, Resp> request, String key, Supplier<Resp> work) {
     GrpcServerResponse<Req, Resp> response = request.response();
     response.exceptionHandler(ignored -> { }); // the client may have given up (deadline): nothing to do
     Runnable reply = () -> {
@@ -313,9 +313,5 @@ public final class QdrantTestServer {
       return value(new JsonObject(map));
     }
     return out.setStringValue(String.valueOf(v)).build();
-  }
-
-  static PointId pointId(String id) {
-    return QdrantTestStore.parseId(id);
   }
 }

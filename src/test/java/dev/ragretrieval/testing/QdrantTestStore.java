@@ -351,6 +351,7 @@ final class QdrantTestStore {
     return c;
   }
 
+  @SuppressWarnings("deprecation") // the legacy Vector.data field is still what older clients send
   private static float[] vectorOf(TestCollection c, PointStruct p) {
     Vector v;
     if (p.getVectors().hasVector()) {

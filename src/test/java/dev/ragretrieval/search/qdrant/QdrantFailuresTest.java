@@ -6,6 +6,7 @@ import static dev.ragretrieval.search.qdrant.QdrantTestSupport.failure;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.in;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.ScoredPoint;
@@ -20,6 +21,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -175,6 +178,22 @@ class QdrantFailuresTest {
 
     assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
     assertThat(qdrant.callCount("Query")).isZero();
+  }
+
+  @Test
+  @DisplayName("with tls on, a server that does not speak TLS is CONNECTION_ERROR and sees no call")
+  void tlsAgainstPlaintext(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    AppConfig.Qdrant tls = new AppConfig.Qdrant(Optional.of("127.0.0.1"), qdrant.port(), Optional.of(KEY), true,
+        "docs", Set.of(), Duration.ofSeconds(3), 1);
+    QdrantVectorStore store = new QdrantVectorStore(vertx, tls);
+    stores.add(store);
+
+    ServiceException error = failure(store.search(search(1.0f)));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.CONNECTION_ERROR);
+    assertThat(error.getMessage()).doesNotContain(KEY);
+    assertThat(qdrant.lastApiKey()).isNull();
   }
 
   private QdrantTestServer server(Vertx vertx, String key) {

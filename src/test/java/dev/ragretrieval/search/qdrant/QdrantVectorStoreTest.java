@@ -11,6 +11,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
@@ -323,6 +324,25 @@ class QdrantVectorStoreTest {
         org.assertj.core.groups.Tuple.tuple("module-2-simulation", 43L),
         org.assertj.core.groups.Tuple.tuple("module-1-ros2", 40L));
     assertThat(await(store.facet("docs", "chapter", 1))).hasSize(1);
+  }
+
+  @Test
+  @DisplayName("every call is timed in rag_vector_store_duration_seconds by operation and outcome")
+  void metrics() {
+    var registry = RagMetrics.get().registry();
+    double before = searches(registry, "success") + searches(registry, "COLLECTION_NOT_FOUND");
+
+    await(store.search(request(randomVector(random, DIM), 3, 0f, Map.of())));
+    failure(store.search(new SearchRequest("nope", randomVector(random, DIM), 3, 0f, Map.of(), in(Duration.ofSeconds(5)))));
+
+    assertThat(searches(registry, "success") + searches(registry, "COLLECTION_NOT_FOUND")).isEqualTo(before + 2);
+    assertThat(searches(registry, "COLLECTION_NOT_FOUND")).isPositive();
+  }
+
+  private static double searches(io.micrometer.core.instrument.MeterRegistry registry, String outcome) {
+    var timer = registry.find("rag_vector_store_duration_seconds")
+        .tags("store", "qdrant", "operation", "search", "outcome", outcome).timer();
+    return timer == null ? 0 : timer.count();
   }
 
   private SearchRequest request(float[] vector, int limit, float threshold, Map<String, List<Object>> filter) {
