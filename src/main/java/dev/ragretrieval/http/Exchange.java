@@ -138,9 +138,11 @@ final class Exchange {
       return;
     }
     stream = format;
-    RagMetrics.get().openStreams().incrementAndGet();
-    // the gauge must come down exactly once, whether the stream ends or the client leaves
-    ctx.addEndHandler(done -> RagMetrics.get().openStreams().decrementAndGet());
+    // the gauge must come down exactly once, whether the stream ends or the client leaves, and
+    // on the same instance it went up on
+    java.util.concurrent.atomic.AtomicInteger openStreams = RagMetrics.get().openStreams();
+    openStreams.incrementAndGet();
+    ctx.addEndHandler(done -> openStreams.decrementAndGet());
     ctx.response()
         .setStatusCode(200)
         .setChunked(true)

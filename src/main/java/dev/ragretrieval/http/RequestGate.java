@@ -17,6 +17,8 @@ public final class RequestGate {
 
   private final int maxInFlight;
   private final AtomicInteger inFlight = new AtomicInteger();
+  // the gauge this gate moves, fixed at construction so enter and leave always hit the same one
+  private final AtomicInteger inFlightGauge = RagMetrics.get().inFlight();
   private volatile boolean draining;
 
   public RequestGate(int maxInFlight) {
@@ -34,7 +36,7 @@ public final class RequestGate {
         return Admission.OVERLOADED;
       }
       if (inFlight.compareAndSet(current, current + 1)) {
-        RagMetrics.get().inFlight().incrementAndGet();
+        inFlightGauge.incrementAndGet();
         return Admission.ADMITTED;
       }
     }
@@ -42,7 +44,7 @@ public final class RequestGate {
 
   public void leave() {
     inFlight.decrementAndGet();
-    RagMetrics.get().inFlight().decrementAndGet();
+    inFlightGauge.decrementAndGet();
   }
 
   public int inFlight() {

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -29,12 +30,21 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ResilienceTest {
 
   private TestStack stack;
+  private RagMetrics previousMetrics;
+
+  // fresh gauges per test: other test classes' apps share the JVM-wide instance
+  @BeforeEach
+  void freshMetrics() {
+    previousMetrics = RagMetrics.get();
+    RagMetrics.install(new RagMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+  }
 
   @AfterEach
   void stop() {
     if (stack != null) {
       await(stack.close());
     }
+    RagMetrics.install(previousMetrics);
   }
 
   private HttpResponse<Buffer> retrieve(String query) {

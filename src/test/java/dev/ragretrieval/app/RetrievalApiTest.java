@@ -107,6 +107,16 @@ class RetrievalApiTest {
   }
 
   @Test
+  @DisplayName("a JSON body with a charset parameter is accepted as JSON")
+  void jsonWithCharset() {
+    HttpResponse<Buffer> response = await(stack.client.post("/v1/retrieve")
+        .putHeader("Content-Type", "application/json; charset=utf-8")
+        .sendBuffer(Buffer.buffer("{\"query\": \"ROS 2 node\", \"top_k\": 1}")));
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.bodyAsJsonObject().getInteger("count")).isEqualTo(1);
+  }
+
+  @Test
   @DisplayName("fewer hits than top_k is partial, none is no_results")
   void statuses() {
     JsonObject partial = post("/v1/retrieve", new JsonObject().put("query", "Gazebo simulates physics")
