@@ -124,7 +124,7 @@ public final class Application {
     return vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding()))
         .compose(created -> {
           provider = created;
-          return EmbeddingVerticle.deploy(vertx, created);
+          return EmbeddingVerticle.deploy(vertx, created, config.embedding().queryCacheSize());
         })
         .map(id -> {
           embeddingDeployment = id;

@@ -74,7 +74,16 @@ public record AppConfig(
       Duration maxBackoff,
       Cohere cohere,
       OpenAi openai,
-      Local local) {
+      Local local,
+      int queryCacheSize) {
+
+    /** Without an explicit cache size: the default one. */
+    public Embedding(Provider provider, Duration timeout, int maxAttempts, Duration initialBackoff,
+        Duration maxBackoff, Cohere cohere, OpenAi openai, Local local) {
+      this(provider, timeout, maxAttempts, initialBackoff, maxBackoff, cohere, openai, local, DEFAULT_QUERY_CACHE_SIZE);
+    }
+
+    public static final int DEFAULT_QUERY_CACHE_SIZE = 10_000;
 
     /** The model name results report as embedding_model. */
     public String modelName() {

@@ -65,6 +65,7 @@ public final class ConfigLoader {
     ENV_PATHS.put("OPENAI_BASE_URL", "embedding.openai.base_url");
     ENV_PATHS.put("OPENAI_EMBED_MODEL", "embedding.openai.model");
     ENV_PATHS.put("OPENAI_EMBED_DIMENSIONS", "embedding.openai.dimensions");
+    ENV_PATHS.put("RAG_QUERY_CACHE_SIZE", "embedding.query_cache_size");
     ENV_PATHS.put("RAG_DATA_DIR", "store.data_dir");
     ENV_PATHS.put("RAG_LOAD_SAMPLE_BOOK", "store.load_sample_book");
     ENV_PATHS.put("RAG_LOG_LEVEL", "logging.level");
@@ -166,7 +167,8 @@ public final class ConfigLoader {
         new Local(
             str(local, "model", "bge-small-en-v1.5-q"),
             intIn(local, "embedding.local.dimension", "dimension", 384, 1, 65536),
-            intIn(local, "embedding.local.max_texts_per_call", "max_texts_per_call", 32, 1, 1024)));
+            intIn(local, "embedding.local.max_texts_per_call", "max_texts_per_call", 32, 1, 1024)),
+        intIn(emb, "RAG_QUERY_CACHE_SIZE", "query_cache_size", Embedding.DEFAULT_QUERY_CACHE_SIZE, 0, 10_000_000));
 
     String collection = str(qdrant, "collection", "textbook_chunks");
     checkCollectionName("QDRANT_COLLECTION", collection);

@@ -1,7 +1,10 @@
 package dev.ragretrieval.embedding;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -23,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * them in input order. Failures reply as a {@link ServiceException} with its code, message and
  * retry-after; {@link EmbeddingClient} turns them back into one.
  *
+ * <p>Query vectors (SEARCH_QUERY) are kept in a bounded cache: chatbots ask the same questions
+ * again and again, and each miss costs an upstream call. Document vectors are never cached:
+ * ingestion embeds each text once.
+ *
  * <p>The provider stays the deployer's: undeploying does not close it.
  */
 public final class EmbeddingVerticle extends VerticleBase {
@@ -35,16 +42,28 @@ public final class EmbeddingVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddingVerticle.class);
 
   private final EmbeddingProvider provider;
+  private final Cache<String, float[]> queryCache;
   private MessageConsumer<Object> consumer;
 
   public EmbeddingVerticle(EmbeddingProvider provider) {
+    this(provider, 0);
+  }
+
+  /** {@code queryCacheSize} = query vectors kept; 0 = no cache. */
+  public EmbeddingVerticle(EmbeddingProvider provider, int queryCacheSize) {
     this.provider = Objects.requireNonNull(provider, "provider");
+    this.queryCache = queryCacheSize > 0 ? Caffeine.newBuilder().maximumSize(queryCacheSize).build() : null;
   }
 
   /** Registers the codecs and deploys one instance serving {@link #ADDRESS}; returns the deployment id. */
   public static Future<String> deploy(Vertx vertx, EmbeddingProvider provider) {
+    return deploy(vertx, provider, 0);
+  }
+
+  /** As {@link #deploy(Vertx, EmbeddingProvider)}, with a query-vector cache of that size. */
+  public static Future<String> deploy(Vertx vertx, EmbeddingProvider provider, int queryCacheSize) {
     EmbeddingCodecs.register(vertx);
-    return vertx.deployVerticle(new EmbeddingVerticle(provider));
+    return vertx.deployVerticle(new EmbeddingVerticle(provider, queryCacheSize));
   }
 
   @Override
@@ -65,12 +84,44 @@ public final class EmbeddingVerticle extends VerticleBase {
           new ServiceException(ErrorCode.INVALID_REQUEST, "the embedding address takes an EmbedRequest")));
       return;
     }
-    embed(request).onComplete(done -> {
+    embedThroughCache(request).onComplete(done -> {
       if (done.succeeded()) {
         message.reply(done.result());
       } else {
         message.reply(new EmbeddingFailure(toServiceException(done.cause())));
       }
+    });
+  }
+
+  /** Answers cached query texts at once and sends only the others upstream. */
+  Future<EmbedResponse> embedThroughCache(EmbedRequest request) {
+    if (queryCache == null || request.inputType() != InputType.SEARCH_QUERY) {
+      return embed(request);
+    }
+    List<String> texts = request.texts();
+    float[][] vectors = new float[texts.size()][];
+    List<String> missing = new ArrayList<>();
+    List<Integer> missingAt = new ArrayList<>();
+    for (int i = 0; i < texts.size(); i++) {
+      float[] hit = queryCache.getIfPresent(texts.get(i));
+      RagMetrics.get().cache("query_embedding", hit != null);
+      if (hit != null) {
+        vectors[i] = hit;
+      } else {
+        missing.add(texts.get(i));
+        missingAt.add(i);
+      }
+    }
+    if (missing.isEmpty()) {
+      return Future.succeededFuture(new EmbedResponse(Arrays.asList(vectors), provider.model(), provider.dimension()));
+    }
+    return embed(new EmbedRequest(missing, request.inputType(), request.deadline())).map(fresh -> {
+      for (int j = 0; j < missing.size(); j++) {
+        float[] vector = fresh.vectors().get(j);
+        vectors[missingAt.get(j)] = vector;
+        queryCache.put(missing.get(j), vector);
+      }
+      return new EmbedResponse(Arrays.asList(vectors), provider.model(), provider.dimension());
     });
   }
 

@@ -1,0 +1,82 @@
+package dev.ragretrieval.embedding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.config.ConfigLoader;
+import dev.ragretrieval.testing.CohereTestServer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import io.vertx.junit5.VertxTestContext;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(VertxExtension.class)
+@DisplayName("The query-vector cache behind the embedding address")
+class QueryCacheTest {
+
+  private static final String KEY = "cache-test-key";
+  private static final int DIM = 16;
+
+  private static Future<CohereTestServer> stack(Vertx vertx, int cacheSize) {
+    return CohereTestServer.start(vertx, KEY, DIM).compose(server -> {
+      AppConfig config = ConfigLoader.fromJson(new JsonObject(), Map.of(
+          "EMBEDDING_PROVIDER", "cohere", "COHERE_API_KEY", KEY, "COHERE_BASE_URL", server.baseUrl(),
+          "COHERE_EMBED_DIMENSION", String.valueOf(DIM)));
+      return EmbeddingVerticle.deploy(vertx, EmbeddingProviders.create(vertx, config.embedding()), cacheSize)
+          .map(id -> server);
+    });
+  }
+
+  private static Future<EmbedResponse> embed(Vertx vertx, InputType type, String... texts) {
+    return new EmbeddingClient(vertx).embed(List.of(texts), type, System.currentTimeMillis() + 10_000);
+  }
+
+  @Test
+  @DisplayName("a repeated question is answered from the cache; only the new texts of a request go upstream")
+  void repeatedQueries(Vertx vertx, VertxTestContext test) {
+    stack(vertx, 100).onComplete(test.succeeding(server ->
+        embed(vertx, InputType.SEARCH_QUERY, "what is a node")
+            .compose(first -> embed(vertx, InputType.SEARCH_QUERY, "what is a node").map(second -> List.of(first, second)))
+            .compose(pair -> embed(vertx, InputType.SEARCH_QUERY, "what is a topic", "what is a node")
+                .map(mixed -> List.of(pair.get(0), pair.get(1), mixed)))
+            .onComplete(test.succeeding(all -> test.verify(() -> {
+              assertThat(server.callCount()).isEqualTo(2);
+              assertThat(server.requests().get(1).getJsonArray("texts").getList()).containsExactly("what is a topic");
+              assertThat(all.get(1).vectors().get(0)).containsExactly(all.get(0).vectors().get(0));
+              assertThat(all.get(2).vectors().get(1)).containsExactly(all.get(0).vectors().get(0));
+              assertThat(all.get(2).vectors().get(0))
+                  .containsExactly(CohereTestServer.vectorFor("what is a topic", DIM));
+              test.completeNow();
+            })))));
+  }
+
+  @Test
+  @DisplayName("size 0 turns the cache off")
+  void disabled(Vertx vertx, VertxTestContext test) {
+    stack(vertx, 0).onComplete(test.succeeding(server ->
+        embed(vertx, InputType.SEARCH_QUERY, "zero moment point")
+            .compose(r -> embed(vertx, InputType.SEARCH_QUERY, "zero moment point"))
+            .onComplete(test.succeeding(r -> test.verify(() -> {
+              assertThat(server.callCount()).isEqualTo(2);
+              test.completeNow();
+            })))));
+  }
+
+  @Test
+  @DisplayName("with a cache, document embeddings still go upstream every time")
+  void documentsNotCached(Vertx vertx, VertxTestContext test) {
+    stack(vertx, 100).onComplete(test.succeeding(server ->
+        embed(vertx, InputType.SEARCH_DOCUMENT, "a chunk of text")
+            .compose(r -> embed(vertx, InputType.SEARCH_DOCUMENT, "a chunk of text"))
+            .onComplete(test.succeeding(r -> test.verify(() -> {
+              assertThat(server.callCount()).isEqualTo(2);
+              test.completeNow();
+            })))));
+  }
+}
