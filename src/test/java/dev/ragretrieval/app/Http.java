@@ -1,29 +1,17 @@
 package dev.ragretrieval.app;
 
-import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
-/** Small helpers the end-to-end tests share: waiting on futures from the test thread, reading streams. */
+/** Small helpers the end-to-end tests share: reading streams and error bodies. */
 final class Http {
 
   private Http() {}
 
   record Event(String name, JsonObject data) {}
-
-  static <T> T await(Future<T> future) {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw new AssertionError("future failed: " + e.getCause(), e.getCause());
-    } catch (Exception e) {
-      throw new AssertionError(e);
-    }
-  }
 
   /** Parses {@code event: name\ndata: json\n\n} frames. */
   static List<Event> sse(String body) {

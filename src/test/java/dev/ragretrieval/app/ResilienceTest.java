@@ -1,9 +1,10 @@
 package dev.ragretrieval.app;
 
-import static dev.ragretrieval.app.Http.await;
+import static dev.ragretrieval.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.testing.TestStack;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

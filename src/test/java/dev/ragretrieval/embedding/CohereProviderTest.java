@@ -1,62 +1,32 @@
 package dev.ragretrieval.embedding;
 
+import static dev.ragretrieval.embedding.EmbeddingTestConfigs.in;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.embedding.cohere.CohereProvider;
 import dev.ragretrieval.error.ErrorCode;
-import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.testing.CohereTestServer;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.time.Duration;
 import java.util.List;
-import io.vertx.core.Handler;
-import java.util.function.Consumer;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@ExtendWith(VertxExtension.class)
-class CohereProviderTest {
+class CohereProviderTest extends EmbeddingServerFixture {
 
   private static final String KEY = "test-cohere-key-3f9a";
   private static final int DIM = 16;
 
-  private CohereTestServer server;
-
-  @BeforeEach
-  void startServer(Vertx vertx, VertxTestContext test) {
-    CohereTestServer.start(vertx, KEY, DIM).onComplete(test.succeeding(started -> {
-      server = started;
-      test.completeNow();
-    }));
-  }
-
-  @AfterEach
-  void stopServer(VertxTestContext test) {
-    server.stop().onComplete(test.succeedingThenComplete());
+  CohereProviderTest() {
+    super(KEY, DIM);
   }
 
   private CohereProvider provider(Vertx vertx, int maxAttempts) {
     return new CohereProvider(vertx, EmbeddingTestConfigs.cohere(server.baseUrl(), KEY, DIM, maxAttempts));
-  }
-
-  private static long in(Duration d) {
-    return System.currentTimeMillis() + d.toMillis();
-  }
-
-  private static Handler<Throwable> serviceError(VertxTestContext test, Consumer<ServiceException> check) {
-    return failure -> test.verify(() -> {
-      assertThat(failure).isInstanceOf(ServiceException.class);
-      check.accept((ServiceException) failure);
-      test.completeNow();
-    });
   }
 
   @Test

@@ -16,6 +16,11 @@ public final class EmbeddingTestConfigs {
 
   private EmbeddingTestConfigs() {}
 
+  /** A deadline {@code d} from now, as the providers take it (epoch millis). */
+  public static long in(Duration d) {
+    return System.currentTimeMillis() + d.toMillis();
+  }
+
   public static AppConfig.Embedding cohere(String baseUrl, String apiKey, int dimension, int maxAttempts) {
     return new AppConfig.Embedding(Provider.COHERE, Duration.ofSeconds(10), maxAttempts,
         Duration.ofMillis(20), Duration.ofMillis(100),

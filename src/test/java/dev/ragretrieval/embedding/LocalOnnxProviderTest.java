@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding;
 
+import static dev.ragretrieval.embedding.EmbeddingTestConfigs.in;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -20,10 +21,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class LocalOnnxProviderTest {
 
   private static final AppConfig.Local CONFIG = new AppConfig.Local("bge-small-en-v1.5-q", 384, 32);
-
-  private static long in(Duration d) {
-    return System.currentTimeMillis() + d.toMillis();
-  }
 
   @Test
   @Timeout(value = 3, timeUnit = TimeUnit.MINUTES)

@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding;
 
+import static dev.ragretrieval.embedding.EmbeddingTestConfigs.in;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.embedding.openai.OpenAiProvider;
@@ -9,49 +10,19 @@ import dev.ragretrieval.testing.CohereTestServer;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.time.Duration;
 import java.util.List;
-import io.vertx.core.Handler;
-import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@ExtendWith(VertxExtension.class)
-class OpenAiProviderTest {
+class OpenAiProviderTest extends EmbeddingServerFixture {
 
   private static final String KEY = "sk-test-openai-91ab";
   private static final int DIM = 24;
 
-  private CohereTestServer server;
-
-  @BeforeEach
-  void startServer(Vertx vertx, VertxTestContext test) {
-    CohereTestServer.start(vertx, KEY, 1536).onComplete(test.succeeding(started -> {
-      server = started;
-      test.completeNow();
-    }));
-  }
-
-  @AfterEach
-  void stopServer(VertxTestContext test) {
-    server.stop().onComplete(test.succeedingThenComplete());
-  }
-
-  private static long in(Duration d) {
-    return System.currentTimeMillis() + d.toMillis();
-  }
-
-  private static Handler<Throwable> serviceError(VertxTestContext test, Consumer<ServiceException> check) {
-    return failure -> test.verify(() -> {
-      assertThat(failure).isInstanceOf(ServiceException.class);
-      check.accept((ServiceException) failure);
-      test.completeNow();
-    });
+  OpenAiProviderTest() {
+    super(KEY, 1536);
   }
 
   @Test

@@ -1,9 +1,9 @@
 package dev.ragretrieval.observability;
 
+import static dev.ragretrieval.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.error.ErrorCode;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientResponse;
@@ -132,9 +132,5 @@ class ObservabilityMetricsTest {
     }
     assertThat(found).as("samples of %s with %s in:%n%s", name, List.of(labels), text).hasSize(1);
     return found.get(0);
-  }
-
-  private static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 }

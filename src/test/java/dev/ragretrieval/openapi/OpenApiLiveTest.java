@@ -1,5 +1,6 @@
 package dev.ragretrieval.openapi;
 
+import static dev.ragretrieval.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.atlassian.oai.validator.OpenApiInteractionValidator;
@@ -7,13 +8,8 @@ import com.atlassian.oai.validator.model.Request;
 import com.atlassian.oai.validator.model.SimpleRequest;
 import com.atlassian.oai.validator.model.SimpleResponse;
 import com.atlassian.oai.validator.report.ValidationReport;
-import dev.ragretrieval.app.Application;
-import dev.ragretrieval.config.AppConfig;
-import dev.ragretrieval.config.ConfigLoader;
 import dev.ragretrieval.observability.Observability;
-import dev.ragretrieval.testing.CohereTestServer;
-import dev.ragretrieval.testing.QdrantTestServer;
-import io.vertx.core.Future;
+import dev.ragretrieval.testing.TestStack;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.net.URI;
@@ -22,16 +18,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -39,22 +32,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The running service, with the in-process Qdrant and Cohere test servers behind it, answers every
+ * The running service, with the in-process Qdrant and Cohere test servers behind it ({@link TestStack}), answers every
  * documented operation with bodies that validate against openapi.yaml.
  */
 class OpenApiLiveTest {
 
-  private static final int DIMENSION = 16;
-  private static final String COLLECTION = "textbook_chunks";
   private static final String CLIENT_KEY = "client-key-for-tests";
 
   @TempDir
   static Path dataDir;
 
   private static Observability observability;
-  private static QdrantTestServer qdrant;
-  private static CohereTestServer cohere;
-  private static Application app;
+  private static TestStack stack;
   private static OpenApiInteractionValidator validator;
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   /** Operations ("METHOD /path") that a call in this class has validated. */
@@ -63,67 +52,23 @@ class OpenApiLiveTest {
   @BeforeAll
   static void start() throws Exception {
     observability = Observability.create();
-    qdrant = await(QdrantTestServer.start(observability.vertx()));
-    cohere = await(CohereTestServer.start(observability.vertx(), "cohere-test-key", DIMENSION));
-    seed();
-
-    Map<String, String> env = new LinkedHashMap<>();
-    env.put("QDRANT_HOST", "127.0.0.1");
-    env.put("QDRANT_GRPC_PORT", String.valueOf(qdrant.port()));
-    env.put("QDRANT_COLLECTION", COLLECTION);
-    env.put("EMBEDDING_PROVIDER", "cohere");
-    env.put("COHERE_API_KEY", "cohere-test-key");
-    env.put("COHERE_BASE_URL", cohere.baseUrl());
-    env.put("COHERE_EMBED_DIMENSION", String.valueOf(DIMENSION));
-    env.put("RAG_API_KEYS", CLIENT_KEY);
-    env.put("RAG_DATA_DIR", dataDir.toString());
-    env.put("RAG_LOAD_SAMPLE_BOOK", "false");
-    JsonObject yaml = new JsonObject(new com.fasterxml.jackson.databind.ObjectMapper(
+    // the shipped configuration, on loopback with a short grace so the test ends quickly
+    JsonObject shipped = new JsonObject(new com.fasterxml.jackson.databind.ObjectMapper(
         new com.fasterxml.jackson.dataformat.yaml.YAMLFactory()).readValue(Path.of("conf/config.yaml").toFile(), Map.class));
-    AppConfig config = ConfigLoader.fromJson(yaml, env);
-    AppConfig.Http http = config.http();
-    // an ephemeral port on loopback, and a short grace so the test ends quickly
-    config = new AppConfig(new AppConfig.Http(0, "127.0.0.1", http.bodyLimitBytes(), http.maxInFlight(),
-        http.requestTimeout(), Duration.ofSeconds(1), http.corsOrigins()),
-        config.security(), config.qdrant(), config.embedding(), config.retrieval(), config.store(), config.logging());
-
-    app = await(Application.start(observability.vertx(), config, observability.metricsHandler()));
+    shipped.getJsonObject("http").put("host", "127.0.0.1").put("shutdown_grace_ms", 1000);
+    stack = await(TestStack.start(observability.vertx(), Map.of(
+        "RAG_API_KEYS", CLIENT_KEY,
+        "RAG_DATA_DIR", dataDir.toString(),
+        "RAG_LOAD_SAMPLE_BOOK", "false"), shipped, observability.metricsHandler()));
     validator = OpenApiInteractionValidator.createForInlineApiSpecification(OpenApiSpec.text()).build();
   }
 
   @AfterAll
   static void stop() throws Exception {
-    if (app != null) {
-      await(app.shutdown());
-    }
-    if (qdrant != null) {
-      await(qdrant.stop());
-    }
-    if (cohere != null) {
-      await(cohere.stop());
+    if (stack != null) {
+      await(stack.close());
     }
     await(observability.vertx().close());
-  }
-
-  private static void seed() {
-    qdrant.createCollection(COLLECTION, DIMENSION);
-    String[][] chunks = {
-        {"A ROS 2 node is a process that performs computation and talks over topics.", "module-1-ros2", "Nodes"},
-        {"Topics carry messages between ROS 2 nodes with publish and subscribe.", "module-1-ros2", "Topics"},
-        {"SLAM builds a map while localizing the robot in it.", "module-3-perception", "SLAM"},
-    };
-    for (int i = 0; i < chunks.length; i++) {
-      String text = chunks[i][0];
-      qdrant.upsert(COLLECTION, java.util.UUID.nameUUIDFromBytes(text.getBytes(StandardCharsets.UTF_8)).toString(),
-          CohereTestServer.vectorFor(text, DIMENSION), new JsonObject()
-              .put("text", text)
-              .put("source_url", "https://example.org/docs/" + chunks[i][1])
-              .put("page_title", "Page " + i)
-              .put("chapter", chunks[i][1])
-              .put("section", chunks[i][2])
-              .put("chunk_index", i)
-              .put("chunk_id", chunks[i][1] + "#" + i));
-    }
   }
 
   // --- retrieval ---
@@ -404,14 +349,11 @@ class OpenApiLiveTest {
   }
 
   private static URI uri(String pathAndQuery) {
-    return URI.create("http://127.0.0.1:" + app.httpPort() + pathAndQuery);
+    return URI.create("http://127.0.0.1:" + stack.app.httpPort() + pathAndQuery);
   }
 
   private static HttpResponse<String> send(HttpRequest request) throws Exception {
     return HTTP.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
   }
 
-  private static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-  }
 }

@@ -1,5 +1,6 @@
 package dev.ragretrieval.testing;
 
+import static dev.ragretrieval.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
@@ -84,14 +85,6 @@ class QdrantTestServerTest {
     Throwable failure = failure(points.count(CountPoints.newBuilder().setCollectionName("nope").build()));
 
     assertThat(((InvalidStatusException) failure).actualStatus()).isEqualTo(GrpcStatus.NOT_FOUND);
-  }
-
-  private static <T> T await(Future<T> future) {
-    try {
-      return future.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   private static Throwable failure(Future<?> future) {

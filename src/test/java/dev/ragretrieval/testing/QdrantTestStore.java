@@ -304,7 +304,10 @@ final class QdrantTestStore {
     return out;
   }
 
-  /** Cosine similarity, as Qdrant's Cosine distance scores (it normalises vectors on insert). */
+  /**
+   * Cosine similarity, as Qdrant's Cosine distance scores (it normalises vectors on insert). Kept apart
+   * from Vectors.cosine on purpose: this is the stand-in server's own scoring, which tests check against Vectors.
+   */
   static double cosine(float[] a, float[] b) {
     double dot = 0;
     double na = 0;

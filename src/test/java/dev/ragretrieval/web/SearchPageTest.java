@@ -1,5 +1,6 @@
 package dev.ragretrieval.web;
 
+import static dev.ragretrieval.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.app.Application;
@@ -8,7 +9,6 @@ import dev.ragretrieval.config.ConfigLoader;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.testing.CohereTestServer;
 import dev.ragretrieval.testing.QdrantTestServer;
-import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -27,7 +27,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -314,9 +313,5 @@ class SearchPageTest {
   /** The build folder (target/ or -Dbuild.dir): the parent of the test classes' folder. */
   private static Path buildDir() throws URISyntaxException {
     return Path.of(SearchPageTest.class.getProtectionDomain().getCodeSource().getLocation().toURI()).getParent();
-  }
-
-  private static <T> T await(Future<T> future) throws Exception {
-    return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
   }
 }

@@ -10,7 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
-/** Shared bits of the Qdrant tests: config, blocking waits on futures, vectors, reference cosine. */
+/** Shared bits of the Qdrant tests: config, blocking waits on futures, vectors. */
 final class QdrantTestSupport {
 
   private QdrantTestSupport() {}
@@ -47,19 +47,6 @@ final class QdrantTestSupport {
       v[i] = (float) random.nextGaussian();
     }
     return v;
-  }
-
-  /** Written apart from the test server's, so a shared mistake cannot hide. */
-  static double cosine(float[] a, float[] b) {
-    double dot = 0;
-    double aa = 0;
-    double bb = 0;
-    for (int i = 0; i < a.length; i++) {
-      dot += a[i] * (double) b[i];
-      aa += a[i] * (double) a[i];
-      bb += b[i] * (double) b[i];
-    }
-    return dot / Math.sqrt(aa * bb);
   }
 
   static long in(Duration d) {

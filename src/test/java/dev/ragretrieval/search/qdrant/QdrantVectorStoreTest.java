@@ -1,8 +1,8 @@
 package dev.ragretrieval.search.qdrant;
 
+import static dev.ragretrieval.embedding.Vectors.cosine;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.await;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.config;
-import static dev.ragretrieval.search.qdrant.QdrantTestSupport.cosine;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.failure;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.in;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.randomVector;

@@ -1,9 +1,9 @@
-package dev.ragretrieval.app;
+package dev.ragretrieval.testing;
 
+import dev.ragretrieval.app.Application;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigLoader;
-import dev.ragretrieval.testing.CohereTestServer;
-import dev.ragretrieval.testing.QdrantTestServer;
+import dev.ragretrieval.embedding.Vectors;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -25,15 +25,15 @@ import java.util.UUID;
  * {@link #CHUNKS} whose vectors are {@link CohereTestServer#vectorFor}, so real queries rank by
  * shared words and the expected answer can be computed by brute force.
  */
-final class TestStack {
+public final class TestStack {
 
-  static final String COLLECTION = "textbook_chunks";
-  static final String EMPTY_COLLECTION = "empty_but_allowed";
-  static final String COHERE_KEY = "test-cohere-key-123";
-  static final int DIM = 64;
+  public static final String COLLECTION = "textbook_chunks";
+  public static final String EMPTY_COLLECTION = "empty_but_allowed";
+  public static final String COHERE_KEY = "test-cohere-key-123";
+  public static final int DIM = 64;
 
   /** chapter, section, text. */
-  static final String[][] CHUNKS = {
+  public static final String[][] CHUNKS = {
       {"module-1-ros2", "Introduction", "ROS 2 is the second generation of the Robot Operating System for robot software"},
       {"module-1-ros2", "Nodes", "A ROS 2 node is a process that performs computation and talks to other nodes"},
       {"module-1-ros2", "Nodes", "Nodes are started with ros2 run and inspected with ros2 node list"},
@@ -56,22 +56,22 @@ final class TestStack {
       {"module-5-vla", "VLA", "Vision language action models map camera images and instructions to robot actions"},
   };
 
-  final Vertx vertx;
-  QdrantTestServer qdrant;
-  CohereTestServer cohere;
-  Application app;
-  WebClient client;
-  final List<String> ids = new ArrayList<>();
+  public final Vertx vertx;
+  public QdrantTestServer qdrant;
+  public CohereTestServer cohere;
+  public Application app;
+  public WebClient client;
+  public final List<String> ids = new ArrayList<>();
 
   private TestStack(Vertx vertx) {
     this.vertx = vertx;
   }
 
-  static String url(int i) {
+  public static String url(int i) {
     return "https://example.org/docs/" + CHUNKS[i][0] + "/" + CHUNKS[i][1].toLowerCase().replace(' ', '-');
   }
 
-  static JsonObject payload(int i) {
+  public static JsonObject payload(int i) {
     return new JsonObject()
         .put("text", CHUNKS[i][2])
         .put("source_url", url(i))
@@ -85,11 +85,11 @@ final class TestStack {
   }
 
   /** Starts the stand-ins, seeds them and starts the application with {@code settings} laid over the defaults. */
-  static Future<TestStack> start(Vertx vertx, Map<String, String> settings) {
+  public static Future<TestStack> start(Vertx vertx, Map<String, String> settings) {
     return start(vertx, settings, new JsonObject(), null);
   }
 
-  static Future<TestStack> start(Vertx vertx, Map<String, String> settings, JsonObject yaml,
+  public static Future<TestStack> start(Vertx vertx, Map<String, String> settings, JsonObject yaml,
       Handler<RoutingContext> metrics) {
     TestStack stack = new TestStack(vertx);
     return QdrantTestServer.start(vertx)
@@ -119,7 +119,7 @@ final class TestStack {
     }
   }
 
-  AppConfig config(Map<String, String> settings, JsonObject yaml) {
+  private AppConfig config(Map<String, String> settings, JsonObject yaml) {
     Map<String, String> env = new HashMap<>();
     env.put("QDRANT_HOST", "127.0.0.1");
     env.put("QDRANT_GRPC_PORT", String.valueOf(qdrant.port()));
@@ -141,11 +141,12 @@ final class TestStack {
   }
 
   /** The answer Qdrant must give: every chunk's cosine with the query, at or above the threshold, best first. */
-  static List<Map.Entry<Integer, Double>> bruteForce(String query, int topK, double threshold) {
+  public static List<Map.Entry<Integer, Double>> bruteForce(String query, int topK, double threshold) {
     float[] q = CohereTestServer.vectorFor(query, DIM);
     List<Map.Entry<Integer, Double>> scored = new ArrayList<>();
     for (int i = 0; i < CHUNKS.length; i++) {
-      double score = cosine(q, CohereTestServer.vectorFor(CHUNKS[i][2], DIM));
+      // the reference is Vectors.cosine, not the Qdrant test server's own scoring, so one slip cannot hide in both
+      double score = Vectors.cosine(q, CohereTestServer.vectorFor(CHUNKS[i][2], DIM));
       if (score >= threshold) {
         scored.add(Map.entry(i, score));
       }
@@ -154,19 +155,7 @@ final class TestStack {
     return scored.subList(0, Math.min(topK, scored.size()));
   }
 
-  private static double cosine(float[] a, float[] b) {
-    double dot = 0;
-    double na = 0;
-    double nb = 0;
-    for (int i = 0; i < a.length; i++) {
-      dot += (double) a[i] * b[i];
-      na += (double) a[i] * a[i];
-      nb += (double) b[i] * b[i];
-    }
-    return dot / Math.sqrt(na * nb);
-  }
-
-  Future<Void> close() {
+  public Future<Void> close() {
     Future<Void> stopped = app == null ? Future.succeededFuture() : app.shutdown();
     return stopped
         .eventually(() -> client == null ? Future.succeededFuture() : Future.succeededFuture(closeClient()))

@@ -1,0 +1,22 @@
+package dev.ragretrieval.testing;
+
+import io.vertx.core.Future;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/** Blocking waits for tests that read top to bottom; only ever called on the test thread, never an event loop. */
+public final class Await {
+
+  private Await() {}
+
+  /** The future's result; a failure or a minute without an answer fails the test. */
+  public static <T> T await(Future<T> future) {
+    try {
+      return future.toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw new AssertionError("future failed: " + e.getCause(), e.getCause());
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+}
