@@ -1,6 +1,7 @@
 package dev.ragretrieval.app;
 
 import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.config.ConfigException;
 import dev.ragretrieval.embedding.EmbeddingClient;
 import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.embedding.EmbeddingProviders;
@@ -31,6 +32,7 @@ public final class Application {
   private final Vertx vertx;
   private final AppConfig config;
   private final RequestGate gate;
+  private Readiness readiness;
   private EmbeddingProvider provider;
   private String embeddingDeployment;
   private VectorStore store;
@@ -48,11 +50,12 @@ public final class Application {
   /** Starts everything; on failure whatever did start is stopped again. */
   public static Future<Application> start(Vertx vertx, AppConfig config, Handler<RoutingContext> metricsHandler) {
     Application app = new Application(vertx, config);
+    // HTTP listens before the sample book loads: liveness answers at once and readiness says why it is DOWN
     return app.startEmbedding()
         .compose(v -> app.startStore())
+        .compose(v -> app.startHttp(metricsHandler))
         .compose(v -> app.prepareStore())
         .compose(v -> app.checkCollection())
-        .compose(v -> app.startHttp(metricsHandler))
         .map(app)
         .recover(failure -> app.stopAll().transform(stopped -> Future.failedFuture(failure)));
   }
@@ -156,7 +159,8 @@ public final class Application {
 
   /** A missing collection or a wrong vector size is logged, not fatal: readiness keeps reporting it. */
   private Future<Void> checkCollection() {
-    return new Readiness(store, config).check()
+    readiness.started();
+    return readiness.check()
         .onSuccess(report -> {
           if (report.up()) {
             LOG.info("collection '{}' is ready", config.qdrant().collection());
@@ -169,12 +173,17 @@ public final class Application {
 
   private Future<Void> startHttp(Handler<RoutingContext> metricsHandler) {
     RetrievalService service = new RetrievalService(embeddings, store, config);
-    http = new HttpVerticle(config, service, new Readiness(store, config), gate, metricsHandler);
-    return vertx.deployVerticle(http).map(id -> {
-      httpDeployment = id;
-      LOG.info("listening on {}:{}", config.http().host(), http.port());
-      return null;
-    });
+    readiness = new Readiness(store, config);
+    readiness.startingUp("preparing collection '" + config.qdrant().collection() + "' (loading the sample book if it is empty)");
+    http = new HttpVerticle(config, service, readiness, gate, metricsHandler);
+    return vertx.deployVerticle(http)
+        .recover(failure -> Future.failedFuture(new ConfigException("cannot listen on " + config.http().host()
+            + ":" + config.http().port() + " (RAG_HTTP_PORT): " + failure.getMessage())))
+        .map(id -> {
+          httpDeployment = id;
+          LOG.info("listening on {}:{}", config.http().host(), http.port());
+          return null;
+        });
   }
 
   /** Stops in reverse order; each step runs whether or not the one before succeeded. */

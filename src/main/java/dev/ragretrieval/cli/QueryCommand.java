@@ -1,5 +1,6 @@
 package dev.ragretrieval.cli;
 
+import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievalRequest;
 import dev.ragretrieval.retrieval.RetrievalResult;
@@ -11,8 +12,11 @@ import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** One retrieval through the same pipeline as POST /v1/retrieve, without HTTP. */
 @Command(name = "query", mixinStandardHelpOptions = true,
@@ -34,6 +38,9 @@ public final class QueryCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print the API's JSON response")
   boolean json;
 
+  @Spec
+  CommandSpec spec;
+
   private final CliEnvironment cli;
 
   public QueryCommand(CliEnvironment cli) {
@@ -54,7 +61,7 @@ public final class QueryCommand implements Callable<Integer> {
       if (collection != null) {
         body.put("collection", collection);
       }
-      RetrievalRequest request = Services.await(service.validate(body), Duration.ofSeconds(5));
+      RetrievalRequest request = validated(service, body);
       RetrievalResult result = Services.await(
           service.retrieve(request, UUID.randomUUID().toString(), deadline(services)), Duration.ofMinutes(2));
       if (json) {
@@ -63,6 +70,18 @@ public final class QueryCommand implements Callable<Integer> {
         print(result);
       }
       return 0;
+    }
+  }
+
+  /** A blank question or an out-of-range option is a usage error (exit 2), as picocli's own checks are. */
+  private RetrievalRequest validated(RetrievalService service, JsonObject body) {
+    try {
+      return Services.await(service.validate(body), Duration.ofSeconds(5));
+    } catch (ServiceException e) {
+      if (e.code().httpStatus() == 400) {
+        throw new ParameterException(spec.commandLine(), e.getMessage());
+      }
+      throw e;
     }
   }
 

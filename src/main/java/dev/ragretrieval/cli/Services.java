@@ -47,9 +47,10 @@ final class Services implements AutoCloseable {
     Services services = null;
     try {
       AppConfig config = await(ConfigLoader.load(vertx, cli.env()), Duration.ofSeconds(30));
-      // one-shot commands keep stdout for their answer: only warnings unless asked otherwise
+      // one-shot commands keep stdout for their answer: only warnings unless asked otherwise, on stderr
       String level = cli.env().containsKey("RAG_LOG_LEVEL") ? config.logging().level() : "WARN";
       Logging.configure(new AppConfig.Logging(level, config.logging().format(), config.logging().logQueryText()));
+      Logging.consoleToStderr(true);
       services = new Services(vertx, config);
       services.provider = await(vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding())), STARTUP);
       await(EmbeddingVerticle.deploy(vertx, services.provider), Duration.ofSeconds(30));
@@ -112,5 +113,7 @@ final class Services implements AutoCloseable {
     } catch (RuntimeException e) {
       // best effort, as above
     }
+    // a command run in-process (tests) hands the console back to stdout, logback.xml's target
+    Logging.consoleToStderr(false);
   }
 }

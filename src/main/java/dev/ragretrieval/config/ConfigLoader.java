@@ -126,7 +126,7 @@ public final class ConfigLoader {
     JsonObject logging = section(c, "logging");
 
     Http httpConfig = new Http(
-        intIn(http, "http.port", "port", 8080, 0, 65535),
+        intIn(http, "RAG_HTTP_PORT", "port", 8080, 0, 65535),
         str(http, "host", "0.0.0.0"),
         intIn(http, "http.body_limit_bytes", "body_limit_bytes", 65536, 1024, 64 * 1024 * 1024),
         intIn(http, "http.max_in_flight", "max_in_flight", 256, 1, 1_000_000),

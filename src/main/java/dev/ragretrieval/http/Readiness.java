@@ -32,6 +32,8 @@ public final class Readiness {
   private final VectorStore store;
   private final String collection;
   private final AppConfig.Embedding embedding;
+  /** Why the service is not ready whatever the store says (e.g. the sample book is still loading); null when none. */
+  private volatile String startingUp;
 
   public Readiness(VectorStore store, AppConfig config) {
     this.store = store;
@@ -43,7 +45,24 @@ public final class Readiness {
     return new Report(false, "the service is shutting down", new JsonArray());
   }
 
+  /**
+   * Holds readiness DOWN with {@code reason} until {@link #started()}: a half-loaded collection
+   * already exists with the right vector size, yet answers from only part of the book.
+   */
+  public void startingUp(String reason) {
+    startingUp = reason;
+  }
+
+  public void started() {
+    startingUp = null;
+  }
+
   public Future<Report> check() {
+    String pending = startingUp;
+    if (pending != null) {
+      return Future.succeededFuture(new Report(false, pending,
+          new JsonArray().add(check("startup", pending)).add(embedder())));
+    }
     Future<CollectionInfo> info;
     try {
       info = store.collectionInfo(collection);

@@ -5,6 +5,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.Appender;
+import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.OutputStreamAppender;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigException;
@@ -41,6 +42,25 @@ public final class Logging {
     quietJul();
     encoders(context).forEach(encoder -> encoder.switchTo(config.format()));
     RequestLog.configure(config.logQueryText());
+  }
+
+  /**
+   * Points the console appender at stderr ({@code true}) or stdout. One-shot CLI commands print
+   * their answer on stdout ({@code query --json | jq}), so their log lines must go elsewhere.
+   */
+  public static void consoleToStderr(boolean stderr) {
+    String target = stderr ? "System.err" : "System.out";
+    for (Logger logger : context().getLoggerList()) {
+      Iterator<Appender<ILoggingEvent>> it = logger.iteratorForAppenders();
+      while (it.hasNext()) {
+        if (it.next() instanceof ConsoleAppender<ILoggingEvent> console && !target.equals(console.getTarget())) {
+          // the target is read when the appender starts
+          console.stop();
+          console.setTarget(target);
+          console.start();
+        }
+      }
+    }
   }
 
   /** The encoders of every appender logback.xml attached (normally one console appender). */
