@@ -141,12 +141,17 @@ public final class Application {
   private Future<Void> startStore() {
     return VectorStores.create(vertx, config).map(created -> {
       store = created;
-      LOG.info("vector store: {}", config.qdrant());
+      if (config.qdrant().embedded()) {
+        LOG.info("vector store: embedded (Lucene) under {}, collection {}", config.store().dataDir(),
+            config.qdrant().collection());
+      } else {
+        LOG.info("vector store: {}", config.qdrant());
+      }
       return null;
     });
   }
 
-  /** SAMPLE BOOK: the embedded/ingest helper loads the bundled book into an empty embedded store here. */
+  /** In embedded mode an empty store is filled from the bundled sample book before readiness goes UP. */
   private Future<Void> prepareStore() {
     return SampleBook.loadIfEmpty(vertx, config, store, embeddings::embed)
         .<Void>mapEmpty()

@@ -17,7 +17,7 @@ public interface Progress {
   static Progress console(PrintWriter out, boolean terminal) {
     if (!terminal) {
       return (done, total) -> {
-        out.println("ingest: " + done + "/" + total + " chunks stored");
+        out.println("ingest: " + done + "/" + total + " chunks processed");
         out.flush();
       };
     }
@@ -49,6 +49,6 @@ public interface Progress {
 
   /** Log lines, for start-up loading in the server. */
   static Progress log(Logger log, String what) {
-    return (done, total) -> log.info("{}: {}/{} chunks stored", what, done, total);
+    return (done, total) -> log.info("{}: {}/{} chunks processed", what, done, total);
   }
 }
