@@ -1,0 +1,139 @@
+package dev.ragretrieval.it;
+
+import static dev.ragretrieval.testing.Await.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.testing.CohereTestServer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The packaged jar as an operator runs it: a separate JVM started with {@code java -jar}, an
+ * embedded store filled from the sample book, then SIGTERM with a request in flight. Runs in the
+ * integration-test phase, after the jar is built.
+ */
+@DisplayName("java -jar target/rag-retrieval.jar: serves, then shuts down gracefully on SIGTERM")
+class ServeJarIT {
+
+  private static final String KEY = "it-cohere-key";
+  private static final int DIM = 64;
+
+  private Vertx vertx;
+  private CohereTestServer cohere;
+  private Process process;
+  private Path dataDir;
+  private Path log;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    vertx = Vertx.vertx();
+    cohere = await(CohereTestServer.start(vertx, KEY, DIM));
+    dataDir = Files.createTempDirectory("serve-it-data");
+    log = Files.createTempFile("serve-it", ".log");
+  }
+
+  @AfterEach
+  void tearDown() {
+    if (process != null && process.isAlive()) {
+      process.destroyForcibly();
+    }
+    await(cohere.stop());
+    await(vertx.close());
+  }
+
+  @Test
+  @DisplayName("ready over the sample book; SIGTERM: readiness DOWN, the slow request finishes with 200, exit 0")
+  void serveAndTerminate() throws Exception {
+    int port = freePort();
+    process = start(port, Map.of(
+        "EMBEDDING_PROVIDER", "cohere",
+        "COHERE_API_KEY", KEY,
+        "COHERE_BASE_URL", cohere.baseUrl(),
+        "COHERE_EMBED_DIMENSION", String.valueOf(DIM),
+        "RAG_SHUTDOWN_GRACE_MS", "10000"));
+    WebClient client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1").setDefaultPort(port));
+
+    awaitReady(client);
+    HttpResponse<Buffer> answer = await(client.post("/v1/retrieve")
+        .sendJsonObject(new JsonObject().put("query", "What is the zero moment point?").put("top_k", 3)));
+    assertThat(answer.statusCode()).isEqualTo(200);
+    assertThat(answer.bodyAsJsonObject().getInteger("count")).isEqualTo(3);
+
+    cohere.delay(Duration.ofMillis(2500));
+    Future<HttpResponse<Buffer>> slow = client.post("/v1/retrieve")
+        .sendJsonObject(new JsonObject().put("query", "How do QoS profiles work?"));
+    long until = System.currentTimeMillis() + 5_000;
+    while (cohere.callCount() == 0 || cohere.requests().stream()
+        .noneMatch(r -> r.getJsonArray("texts").contains("How do QoS profiles work?"))) {
+      assertThat(System.currentTimeMillis()).as("the slow request reached the embedder").isLessThan(until);
+      Thread.sleep(20);
+    }
+
+    process.destroy(); // SIGTERM on Linux
+    HttpResponse<Buffer> readiness = await(client.get("/health/ready").send());
+    assertThat(readiness.statusCode()).isEqualTo(503);
+
+    HttpResponse<Buffer> finished = await(slow);
+    assertThat(finished.statusCode()).isEqualTo(200);
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).as("exited within 30 s").isTrue();
+    assertThat(process.exitValue()).as("exit status; log: %s", log).isZero();
+    assertThat(Files.readString(log)).doesNotContain(KEY);
+  }
+
+  private Process start(int port, Map<String, String> env) throws IOException {
+    Path jar = Path.of(System.getProperty("rag.jar", "target/rag-retrieval.jar"));
+    assertThat(jar).as("the packaged jar").exists();
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder builder = new ProcessBuilder(java, "-jar", jar.toAbsolutePath().toString())
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    builder.environment().keySet().removeIf(name -> name.startsWith("RAG_") || name.startsWith("QDRANT_")
+        || name.startsWith("COHERE_") || name.startsWith("OPENAI_") || name.equals("EMBEDDING_PROVIDER"));
+    builder.environment().putAll(env);
+    builder.environment().put("RAG_HTTP_PORT", String.valueOf(port));
+    builder.environment().put("RAG_DATA_DIR", dataDir.toString());
+    builder.environment().put("RAG_LOG_FORMAT", "plain");
+    builder.directory(new File(System.getProperty("user.dir")));
+    return builder.start();
+  }
+
+  private void awaitReady(WebClient client) throws InterruptedException {
+    long giveUp = System.currentTimeMillis() + 90_000;
+    while (System.currentTimeMillis() < giveUp) {
+      assertThat(process.isAlive()).as("the service is still running; log: %s", log).isTrue();
+      try {
+        if (client.get("/health/ready").send().toCompletionStage().toCompletableFuture()
+            .get(2, TimeUnit.SECONDS).statusCode() == 200) {
+          return;
+        }
+      } catch (Exception notYet) {
+        // not listening yet
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("not ready within 90 s; log: " + log);
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
+  }
+}
