@@ -18,6 +18,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -123,8 +124,9 @@ public final class Application {
   }
 
   private Future<Void> startEmbedding() {
-    // the local model loads its weights when created: keep that off the event loop
-    return vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding()))
+    // building a provider is cheap (the local model loads lazily on its own worker pool); map turns
+    // a configuration error thrown here into a failed start
+    return Future.succeededFuture().map(v -> EmbeddingProviders.create(vertx, config.embedding()))
         .compose(created -> {
           provider = created;
           return EmbeddingVerticle.deploy(vertx, created, config.embedding().queryCacheSize());
@@ -194,23 +196,27 @@ public final class Application {
   /** Stops in reverse order; each step runs whether or not the one before succeeded. */
   private Future<Void> stopAll() {
     return undeploy(httpDeployment)
-        .transform(v -> undeploy(embeddingDeployment))
-        .transform(v -> store == null ? Future.<Void>succeededFuture() : store.close())
-        .transform(v -> provider == null ? Future.<Void>succeededFuture() : provider.close())
-        .transform(v -> {
-          if (v.failed()) {
-            LOG.warn("closing the provider failed: {}", v.cause().getMessage());
-          }
-          return Future.<Void>succeededFuture();
-        });
+        .compose(v -> undeploy(embeddingDeployment))
+        .compose(v -> store == null ? Future.succeededFuture() : quietly("closing the vector store", store::close))
+        .compose(v -> provider == null ? Future.succeededFuture()
+            : quietly("closing the embedding provider", provider::close));
   }
 
   private Future<Void> undeploy(String deployment) {
-    if (deployment == null) {
-      return Future.succeededFuture();
+    return deployment == null ? Future.succeededFuture()
+        : quietly("undeploying a verticle", () -> vertx.undeploy(deployment));
+  }
+
+  /** One shutdown step: its failure (returned or thrown) is logged and does not stop the next step. */
+  private static Future<Void> quietly(String step, Supplier<Future<Void>> action) {
+    Future<Void> done;
+    try {
+      done = action.get();
+    } catch (RuntimeException e) {
+      done = Future.failedFuture(e);
     }
-    return vertx.undeploy(deployment).recover(failure -> {
-      LOG.warn("undeploying a verticle failed: {}", failure.getMessage());
+    return done.recover(failure -> {
+      LOG.warn("{} failed: {}", step, failure.getMessage());
       return Future.succeededFuture();
     });
   }

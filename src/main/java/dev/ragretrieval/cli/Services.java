@@ -1,7 +1,6 @@
 package dev.ragretrieval.cli;
 
 import dev.ragretrieval.config.AppConfig;
-import dev.ragretrieval.config.ConfigException;
 import dev.ragretrieval.config.ConfigLoader;
 import dev.ragretrieval.embedding.EmbeddingClient;
 import dev.ragretrieval.embedding.EmbeddingProvider;
@@ -86,9 +85,6 @@ final class Services implements AutoCloseable {
       return future.toCompletionStage().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
-      if (cause instanceof ConfigException config) {
-        throw config;
-      }
       throw cause instanceof RuntimeException runtime ? runtime : ServiceException.from(cause);
     } catch (TimeoutException e) {
       throw new ServiceException(ErrorCode.TIMEOUT, "gave up waiting after " + timeout.toSeconds() + "s");

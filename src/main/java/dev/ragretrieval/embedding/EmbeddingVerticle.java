@@ -45,24 +45,19 @@ public final class EmbeddingVerticle extends VerticleBase {
   private final Cache<String, float[]> queryCache;
   private MessageConsumer<Object> consumer;
 
-  public EmbeddingVerticle(EmbeddingProvider provider) {
-    this(provider, 0);
-  }
-
   /** {@code queryCacheSize} = query vectors kept; 0 = no cache. */
   public EmbeddingVerticle(EmbeddingProvider provider, int queryCacheSize) {
     this.provider = Objects.requireNonNull(provider, "provider");
     this.queryCache = queryCacheSize > 0 ? Caffeine.newBuilder().maximumSize(queryCacheSize).build() : null;
   }
 
-  /** Registers the codecs and deploys one instance serving {@link #ADDRESS}; returns the deployment id. */
+  /** Deploys one instance serving {@link #ADDRESS} (its start registers the codecs); returns the deployment id. */
   public static Future<String> deploy(Vertx vertx, EmbeddingProvider provider) {
     return deploy(vertx, provider, 0);
   }
 
   /** As {@link #deploy(Vertx, EmbeddingProvider)}, with a query-vector cache of that size. */
   public static Future<String> deploy(Vertx vertx, EmbeddingProvider provider, int queryCacheSize) {
-    EmbeddingCodecs.register(vertx);
     return vertx.deployVerticle(new EmbeddingVerticle(provider, queryCacheSize));
   }
 

@@ -10,6 +10,7 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One request's answer, written exactly once: a JSON body, an HTTP error, or a stream of events
@@ -140,7 +141,7 @@ final class Exchange {
     stream = format;
     // the gauge must come down exactly once, whether the stream ends or the client leaves, and
     // on the same instance it went up on
-    java.util.concurrent.atomic.AtomicInteger openStreams = RagMetrics.get().openStreams();
+    AtomicInteger openStreams = RagMetrics.get().openStreams();
     openStreams.incrementAndGet();
     ctx.addEndHandler(done -> openStreams.decrementAndGet());
     ctx.response()

@@ -30,10 +30,12 @@ import io.vertx.ext.web.handler.StaticHandler;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +47,7 @@ public final class HttpVerticle extends VerticleBase {
 
   private static final Logger LOG = LoggerFactory.getLogger(HttpVerticle.class);
   private static final String DEADLINE = "rag.deadline";
+  private static final Pattern CONTROL_CHARS = Pattern.compile("\\p{Cntrl}");
 
   /** The API's paths and their methods: labels for metrics and the answer to a wrong method. */
   private static final Map<String, HttpMethod> API_ROUTES = Map.of(
@@ -185,7 +188,7 @@ public final class HttpVerticle extends VerticleBase {
 
   private void requireJson(RoutingContext ctx) {
     MIMEHeader type = ctx.parsedHeaders().contentType();
-    String value = type == null ? "" : type.value().toLowerCase(java.util.Locale.ROOT);
+    String value = type == null ? "" : type.value().toLowerCase(Locale.ROOT);
     if (value.equals("application/json") || (value.startsWith("application/") && value.endsWith("+json"))) {
       ctx.next();
       return;
@@ -429,9 +432,10 @@ public final class HttpVerticle extends VerticleBase {
     return API_ROUTES.containsKey(path) ? path : "unmatched";
   }
 
-  private static long deadline(RoutingContext ctx) {
+  /** Set by {@link #admit} on every /v1 route; the fallback is the same configured timeout. */
+  private long deadline(RoutingContext ctx) {
     Long deadline = ctx.get(DEADLINE);
-    return deadline == null ? System.currentTimeMillis() + 15_000 : deadline;
+    return deadline == null ? System.currentTimeMillis() + config.http().requestTimeout().toMillis() : deadline;
   }
 
   private static Future<JsonObject> jsonBody(RoutingContext ctx) {
@@ -461,7 +465,7 @@ public final class HttpVerticle extends VerticleBase {
   private static String safePath(RoutingContext ctx) {
     String path = ctx.normalizedPath();
     path = path.length() > 200 ? path.substring(0, 200) + "..." : path;
-    return path.replaceAll("\\p{Cntrl}", "");
+    return CONTROL_CHARS.matcher(path).replaceAll("");
   }
 
   private static Buffer classpathResource(String name) throws IOException {

@@ -3,6 +3,7 @@ package dev.ragretrieval.ingest;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import org.jsoup.Jsoup;
 import org.jsoup.nodes.Document;
@@ -58,7 +59,7 @@ public final class HtmlReader {
   /** The URL without fragment or query: the page's identity. */
   static String canonical(String url) {
     URI uri = URI.create(url.strip());
-    String scheme = uri.getScheme() == null ? "https" : uri.getScheme().toLowerCase();
+    String scheme = uri.getScheme() == null ? "https" : uri.getScheme().toLowerCase(Locale.ROOT);
     String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
     return scheme + "://" + uri.getRawAuthority() + path;
   }

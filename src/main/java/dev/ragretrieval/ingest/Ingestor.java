@@ -101,6 +101,14 @@ public final class Ingestor {
         .onFailure(err -> progress.finish());
   }
 
+  /** How many points {@code collection} holds; a missing collection holds none. */
+  static Future<Long> pointsCount(VectorStore store, String collection) {
+    return store.collectionInfo(collection)
+        .map(info -> info.pointsCount())
+        .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
+            ? Future.succeededFuture(0L) : Future.failedFuture(err));
+  }
+
   /** The state of one ingest run; every step is called after the one before completes. */
   private final class Run {
     private final List<Page> pages;
@@ -226,10 +234,7 @@ public final class Ingestor {
     }
 
     Future<Long> count() {
-      return store.collectionInfo(options.collection())
-          .map(info -> info.pointsCount())
-          .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
-              ? Future.succeededFuture(0L) : Future.failedFuture(err));
+      return pointsCount(store, options.collection());
     }
 
     /** Pages whose chunks were all stored lose the chunks they no longer have. */

@@ -59,7 +59,7 @@ public final class MarkdownFolder {
       }
       String chapter = MarkdownReader.chapterOf(path.replaceFirst("\\.mdx?$", ""));
       String label = chapter == null ? null
-          : labels.computeIfAbsent(chapterDir(path, chapter), dir -> label(load.apply(dir + "/_category_.json")));
+          : labels.computeIfAbsent(chapterDir(path), dir -> label(load.apply(dir + "/_category_.json")));
       pages.add(MarkdownReader.read(path, text, label, baseUrl));
     }
     return pages;
@@ -79,7 +79,7 @@ public final class MarkdownFolder {
     return !name.startsWith("_") && !relative.equalsIgnoreCase("README.md");
   }
 
-  private static String chapterDir(String path, String chapter) {
+  private static String chapterDir(String path) {
     String[] parts = path.split("/");
     int at = parts[0].equals("docs") ? 1 : 0;
     return String.join("/", java.util.Arrays.copyOfRange(parts, 0, at + 1));

@@ -151,9 +151,6 @@ public final class MarkdownReader {
     if (node instanceof HtmlBlock html) {
       return Jsoup.parse(html.getLiteral()).text();
     }
-    if (node instanceof Heading h) {
-      return TEXT.render(h).strip();
-    }
     return TEXT.render(node).strip();
   }
 
@@ -185,5 +182,4 @@ public final class MarkdownReader {
     }
     return value;
   }
-
 }

@@ -1,6 +1,5 @@
 package dev.ragretrieval.ingest;
 
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import org.slf4j.Logger;
 
@@ -41,10 +40,6 @@ public interface Progress {
         }
       }
     };
-  }
-
-  static Progress console(PrintStream out, boolean terminal) {
-    return console(new PrintWriter(out, true), terminal);
   }
 
   /** Log lines, for start-up loading in the server. */

@@ -48,10 +48,7 @@ public final class SampleBook {
       return Future.succeededFuture(Optional.empty());
     }
     String collection = config.qdrant().collection();
-    return store.collectionInfo(collection)
-        .map(info -> info.pointsCount())
-        .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
-            ? Future.succeededFuture(0L) : Future.failedFuture(err))
+    return Ingestor.pointsCount(store, collection)
         .compose(count -> count > 0 ? Future.succeededFuture(Optional.<Ingestor.Summary>empty())
             : load(vertx, config, store, embedder).map(Optional::of));
   }

@@ -51,7 +51,12 @@ public final class SiteCrawler implements AutoCloseable {
   }
 
   public static boolean isSitemap(String url) {
-    String path = URI.create(url).getPath();
+    String path;
+    try {
+      path = URI.create(url).getPath();
+    } catch (IllegalArgumentException e) {
+      return false; // read as one page, whose fetch reports the bad URL
+    }
     path = path == null ? "" : path.toLowerCase(Locale.ROOT);
     return path.endsWith(".xml") || path.contains("sitemap");
   }
@@ -157,7 +162,8 @@ public final class SiteCrawler implements AutoCloseable {
             return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
                 "fetching " + url + " answered HTTP " + response.statusCode()));
           }
-          return Future.succeededFuture(response.bodyAsString("UTF-8") == null ? "" : response.bodyAsString("UTF-8"));
+          String body = response.bodyAsString("UTF-8");
+          return Future.succeededFuture(body == null ? "" : body);
         });
   }
 

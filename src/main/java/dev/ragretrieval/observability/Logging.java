@@ -10,7 +10,6 @@ import ch.qos.logback.core.OutputStreamAppender;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import org.slf4j.LoggerFactory;
 
@@ -50,15 +49,12 @@ public final class Logging {
    */
   public static void consoleToStderr(boolean stderr) {
     String target = stderr ? "System.err" : "System.out";
-    for (Logger logger : context().getLoggerList()) {
-      Iterator<Appender<ILoggingEvent>> it = logger.iteratorForAppenders();
-      while (it.hasNext()) {
-        if (it.next() instanceof ConsoleAppender<ILoggingEvent> console && !target.equals(console.getTarget())) {
-          // the target is read when the appender starts
-          console.stop();
-          console.setTarget(target);
-          console.start();
-        }
+    for (Appender<ILoggingEvent> appender : appenders(context())) {
+      if (appender instanceof ConsoleAppender<ILoggingEvent> console && !target.equals(console.getTarget())) {
+        // the target is read when the appender starts
+        console.stop();
+        console.setTarget(target);
+        console.start();
       }
     }
   }
@@ -66,14 +62,19 @@ public final class Logging {
   /** The encoders of every appender logback.xml attached (normally one console appender). */
   static List<FormatSwitchingEncoder> encoders(LoggerContext context) {
     List<FormatSwitchingEncoder> found = new ArrayList<>();
-    for (Logger logger : context.getLoggerList()) {
-      Iterator<Appender<ILoggingEvent>> it = logger.iteratorForAppenders();
-      while (it.hasNext()) {
-        if (it.next() instanceof OutputStreamAppender<ILoggingEvent> out
-            && out.getEncoder() instanceof FormatSwitchingEncoder encoder) {
-          found.add(encoder);
-        }
+    for (Appender<ILoggingEvent> appender : appenders(context)) {
+      if (appender instanceof OutputStreamAppender<ILoggingEvent> out
+          && out.getEncoder() instanceof FormatSwitchingEncoder encoder) {
+        found.add(encoder);
       }
+    }
+    return found;
+  }
+
+  private static List<Appender<ILoggingEvent>> appenders(LoggerContext context) {
+    List<Appender<ILoggingEvent>> found = new ArrayList<>();
+    for (Logger logger : context.getLoggerList()) {
+      logger.iteratorForAppenders().forEachRemaining(found::add);
     }
     return found;
   }

@@ -26,11 +26,14 @@ public final class Observability {
   static final double[] HTTP_BUCKETS_SECONDS = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30};
 
   private static final MeterFilter HTTP_LATENCY_BUCKETS = new MeterFilter() {
+    private final DistributionStatisticConfig buckets = DistributionStatisticConfig.builder()
+        .serviceLevelObjectives(Arrays.stream(HTTP_BUCKETS_SECONDS).map(s -> s * 1e9).toArray())
+        .build();
+
     @Override
     public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
       if (id.getType() == Meter.Type.TIMER && id.getName().startsWith("vertx.http.")) {
-        double[] nanos = Arrays.stream(HTTP_BUCKETS_SECONDS).map(s -> s * 1e9).toArray();
-        return DistributionStatisticConfig.builder().serviceLevelObjectives(nanos).build().merge(config);
+        return buckets.merge(config);
       }
       return config;
     }

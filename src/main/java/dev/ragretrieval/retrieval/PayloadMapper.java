@@ -33,14 +33,15 @@ public final class PayloadMapper {
 
   public RetrievedChunk map(int rank, ScoredPoint point) {
     JsonObject payload = point.payload() == null ? new JsonObject() : point.payload();
-    JsonObject metadata = payload.copy();
+    JsonObject metadata = payload;
     String textKey = firstKey(payload, "text");
     String text = textKey == null ? null : string(payload.getValue(textKey));
     boolean truncated = text != null && text.length() > maxTextChars;
     if (truncated) {
       text = cut(text, maxTextChars);
-      // the whole payload travels as metadata; the long text must not come back through it
-      metadata.put(textKey, text);
+      // the whole payload travels as metadata; the long text must not come back through it. A copy,
+      // so the store's payload object stays as it was; untruncated payloads are never modified
+      metadata = payload.copy().put(textKey, text);
     }
     String chunkId = string("chunk_id", payload);
     return new RetrievedChunk(

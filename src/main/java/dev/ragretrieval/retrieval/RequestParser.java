@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Turns a retrieve request (a JSON body, or the query string of GET /v1/retrieve/stream) into a
@@ -23,6 +24,11 @@ public final class RequestParser {
   private static final List<String> TOP_K_KEYS = List.of("top_k", "k");
   private static final List<String> THRESHOLD_KEYS = List.of("score_threshold", "similarity_threshold");
   private static final List<String> FILTER_KEYS = List.of("filter", "filters");
+  /** Query-string parameters copied as strings ({@code q} is the short form of {@code query}). */
+  private static final List<String> STRING_PARAMS = List.of("query", "text", "query_text", "q", "collection");
+  private static final List<String> NUMBER_PARAMS =
+      List.of("top_k", "k", "score_threshold", "similarity_threshold", "max_context_chars");
+  private static final Pattern COLLECTION_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
 
   /** One slot of a batch: either a valid request or the reason it is not. */
   public record Slot(RetrievalRequest request, ServiceException error) {
@@ -58,12 +64,12 @@ public final class RequestParser {
   /** The query string of GET /v1/retrieve/stream, typed as the JSON body would be. */
   public RetrievalRequest parse(MultiMap params) {
     JsonObject body = new JsonObject();
-    for (String key : List.of("query", "text", "query_text", "q", "collection")) {
+    for (String key : STRING_PARAMS) {
       if (params.contains(key)) {
         body.put(key.equals("q") ? "query" : key, params.get(key));
       }
     }
-    for (String key : List.of("top_k", "k", "score_threshold", "similarity_threshold", "max_context_chars")) {
+    for (String key : NUMBER_PARAMS) {
       if (params.contains(key)) {
         body.put(key, number(params.get(key)));
       }
@@ -112,7 +118,7 @@ public final class RequestParser {
     if (value == null) {
       return qdrant.collection();
     }
-    if (!(value instanceof String name) || !name.matches("[A-Za-z0-9_.-]{1,255}")) {
+    if (!(value instanceof String name) || !COLLECTION_NAME.matcher(name).matches()) {
       throw invalid("'collection' must be a collection name", field("collection"));
     }
     if (!qdrant.allows(name)) {

@@ -4,7 +4,6 @@ import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.embedding.EmbeddingClient;
 import dev.ragretrieval.embedding.InputType;
-import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.ScoredPoint;
@@ -17,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * A request flows one way: validate -> embed -> search -> map. Each step returns a Future; the
@@ -62,11 +62,7 @@ public final class RetrievalService {
 
   /** Distinct values of a filterable payload key, most frequent first. */
   public Future<List<FacetCount>> facets(String collection, String key, int limit) {
-    try {
-      return store.facet(collection, key, limit);
-    } catch (RuntimeException e) {
-      return Future.failedFuture(ServiceException.from(e));
-    }
+    return guarded(() -> store.facet(collection, key, limit));
   }
 
   /** The context block for a finished retrieval, within the request's character budget. */
@@ -116,7 +112,7 @@ public final class RetrievalService {
     List<SearchRequest> searches = group.stream()
         .map(v -> searchRequest(slots.get(valid.get(v)).request(), embedded.value().get(v), deadline))
         .toList();
-    timed(store.searchBatch(searches)).onComplete(found -> {
+    timed(guarded(() -> store.searchBatch(searches))).onComplete(found -> {
       for (int g = 0; g < group.size(); g++) {
         int slot = valid.get(group.get(g));
         if (found.failed()) {
@@ -130,18 +126,19 @@ public final class RetrievalService {
     });
   }
 
+  /** One vector per text, in order: the embedding verticle checks count and size of every answer. */
   private Future<List<float[]>> embed(List<String> texts, long deadline) {
-    return embeddings.embed(texts, InputType.SEARCH_QUERY, deadline)
-        .map(EmbedResponse::vectors)
-        .compose(vectors -> vectors.size() == texts.size()
-            ? Future.succeededFuture(vectors)
-            : Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
-                "the embedding provider returned " + vectors.size() + " vectors for " + texts.size() + " texts")));
+    return embeddings.embed(texts, InputType.SEARCH_QUERY, deadline).map(EmbedResponse::vectors);
   }
 
   private Future<List<ScoredPoint>> search(RetrievalRequest request, float[] vector, long deadline) {
+    return guarded(() -> store.search(searchRequest(request, vector, deadline)));
+  }
+
+  /** A store call that throws instead of failing its future must still fail the request, not hang it. */
+  private static <T> Future<T> guarded(Supplier<Future<T>> call) {
     try {
-      return store.search(searchRequest(request, vector, deadline));
+      return call.get();
     } catch (RuntimeException e) {
       return Future.failedFuture(ServiceException.from(e));
     }

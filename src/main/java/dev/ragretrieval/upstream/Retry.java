@@ -38,11 +38,7 @@ public final class Retry {
     this.upstream = upstream;
   }
 
-  /** Retries failures whose code is {@link ErrorCode#retryable()}. */
-  public <T> Future<T> call(Supplier<Future<T>> attempt, long deadline) {
-    return call(attempt, deadline, e -> e.code().retryable());
-  }
-
+  /** Retries the failures {@code retryable} accepts; a TIMEOUT is never retried. */
   public <T> Future<T> call(Supplier<Future<T>> attempt, long deadline, Predicate<ServiceException> retryable) {
     Promise<T> promise = Promise.promise();
     run(attempt, deadline, retryable, 1, promise);
@@ -52,7 +48,7 @@ public final class Retry {
   private <T> void run(Supplier<Future<T>> attempt, long deadline, Predicate<ServiceException> retryable,
       int number, Promise<T> promise) {
     if (System.currentTimeMillis() >= deadline) {
-      promise.fail(new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + upstream + " answered"));
+      promise.fail(deadlinePassed());
       return;
     }
     Future<T> result;
@@ -65,16 +61,12 @@ public final class Retry {
       ServiceException error = ServiceException.from(failure);
       long now = System.currentTimeMillis();
       if (error.code() != ErrorCode.TIMEOUT && now >= deadline) {
-        error = new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + upstream + " answered");
+        error = deadlinePassed();
       }
-      if (number >= policy.maxAttempts() || !retryable.test(error) || error.code() == ErrorCode.TIMEOUT) {
-        RagMetrics.get().upstreamFailure(upstream, error.code());
-        promise.fail(error);
-        return;
-      }
-      long wait = backoffMillis(number, error.retryAfterSeconds());
-      if (now + wait >= deadline) {
-        // waiting would outlive the request: answer with what the upstream said
+      boolean last = number >= policy.maxAttempts() || !retryable.test(error) || error.code() == ErrorCode.TIMEOUT;
+      long wait = last ? 0 : backoffMillis(number, error.retryAfterSeconds());
+      // a wait that would outlive the request ends it with what the upstream said
+      if (last || now + wait >= deadline) {
         RagMetrics.get().upstreamFailure(upstream, error.code());
         promise.fail(error);
         return;
@@ -82,6 +74,10 @@ public final class Retry {
       RagMetrics.get().upstreamRetry(upstream, error.code());
       vertx.setTimer(Math.max(1, wait), id -> run(attempt, deadline, retryable, number + 1, promise));
     });
+  }
+
+  private ServiceException deadlinePassed() {
+    return new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + upstream + " answered");
   }
 
   /** Full jitter over an exponential ceiling, but never less than the server's Retry-After. */

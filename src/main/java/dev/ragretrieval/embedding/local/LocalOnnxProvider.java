@@ -42,14 +42,12 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
 
   private static final Logger LOG = LoggerFactory.getLogger(LocalOnnxProvider.class);
 
-  private final Vertx vertx;
   private final String model;
   private final int maxTextsPerCall;
   private final WorkerExecutor workers;
   private Future<EmbeddingModel> loaded;
 
   public LocalOnnxProvider(Vertx vertx, AppConfig.Local config) {
-    this.vertx = vertx;
     this.model = config.model();
     this.maxTextsPerCall = config.maxTextsPerCall();
     if (config.dimension() != DIMENSION) {
@@ -74,11 +72,6 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
   @Override
   public int maxTextsPerCall() {
     return maxTextsPerCall;
-  }
-
-  /** Loads the model now (off the event loop), e.g. at start-up so the first query is not slow. */
-  public Future<Void> warmUp() {
-    return load().mapEmpty();
   }
 
   @Override

@@ -10,8 +10,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.lucene.codecs.KnnVectorsFormat;
 import org.apache.lucene.codecs.KnnVectorsReader;
 import org.apache.lucene.codecs.KnnVectorsWriter;
@@ -140,7 +142,7 @@ final class LuceneCollection implements AutoCloseable {
   List<FacetCount> facet(String key, int limit) throws IOException {
     IndexSearcher searcher = searchers.acquire();
     try {
-      List<String> values = new ArrayList<>();
+      Set<String> values = new LinkedHashSet<>();
       for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
         Terms terms = leaf.reader().terms(KEY_PREFIX + key);
         if (terms == null) {
@@ -148,10 +150,7 @@ final class LuceneCollection implements AutoCloseable {
         }
         TermsEnum it = terms.iterator();
         for (BytesRef term = it.next(); term != null; term = it.next()) {
-          String value = term.utf8ToString();
-          if (!values.contains(value)) {
-            values.add(value);
-          }
+          values.add(term.utf8ToString());
         }
       }
       List<FacetCount> counts = new ArrayList<>();

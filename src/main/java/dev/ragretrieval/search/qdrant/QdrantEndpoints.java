@@ -70,10 +70,6 @@ final class QdrantEndpoints {
     }
   }
 
-  List<SocketAddress> servers() {
-    return servers;
-  }
-
   void close() {
     if (timerId >= 0) {
       vertx.cancelTimer(timerId);

@@ -68,7 +68,7 @@ public final class QdrantVectorStore implements VectorStore {
   private final long timeoutMillis;
   private final int maxAttempts;
   /** collection -> vector name ("" = the single unnamed vector) */
-  private final Map<String, Future<String>> vectorNames = new ConcurrentHashMap<>();
+  private final Map<String, String> vectorNames = new ConcurrentHashMap<>();
 
   /** Uses {@link #retryPolicy} and the JVM's DNS resolver. */
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config) {
@@ -134,15 +134,11 @@ public final class QdrantVectorStore implements VectorStore {
   @Override
   public Future<CollectionInfo> collectionInfo(String collection) {
     long deadline = adminDeadline();
-    GetCollectionInfoRequest get = GetCollectionInfoRequest.newBuilder().setCollectionName(collection).build();
     return timed("collection_info",
-        () -> withRetry(() -> channel.call(VxCollectionsGrpcClient.Get, get, deadline, collection), deadline)
-            .compose(response -> {
-              io.qdrant.client.grpc.Collections.CollectionInfo info = response.getResult();
+        () -> describe(collection, deadline)
+            .compose(info -> {
               VectorsConfig vectors = info.getConfig().getParams().getVectorsConfig();
-              String name = vectorName(vectors);
-              vectorNames.put(collection, Future.succeededFuture(name));
-              int size = (int) vectorSize(vectors, name);
+              int size = (int) vectorSize(vectors, vectorName(vectors));
               if (info.hasPointsCount()) {
                 return Future.succeededFuture(new CollectionInfo(collection, size, info.getPointsCount()));
               }
@@ -263,16 +259,21 @@ public final class QdrantVectorStore implements VectorStore {
 
   /** The collection's vector name, asked of Qdrant once and remembered (failures are not). */
   private Future<String> vectorName(String collection, long deadline) {
-    Future<String> known = vectorNames.get(collection);
-    if (known != null && known.succeeded()) {
-      return known;
+    String known = vectorNames.get(collection);
+    if (known != null) {
+      return Future.succeededFuture(known);
     }
+    return describe(collection, deadline).map(info -> vectorName(info.getConfig().getParams().getVectorsConfig()));
+  }
+
+  /** Asks Qdrant about the collection and remembers its vector name. */
+  private Future<io.qdrant.client.grpc.Collections.CollectionInfo> describe(String collection, long deadline) {
     GetCollectionInfoRequest get = GetCollectionInfoRequest.newBuilder().setCollectionName(collection).build();
     return withRetry(() -> channel.call(VxCollectionsGrpcClient.Get, get, deadline, collection), deadline)
         .map(response -> {
-          String name = vectorName(response.getResult().getConfig().getParams().getVectorsConfig());
-          vectorNames.put(collection, Future.succeededFuture(name));
-          return name;
+          io.qdrant.client.grpc.Collections.CollectionInfo info = response.getResult();
+          vectorNames.put(collection, vectorName(info.getConfig().getParams().getVectorsConfig()));
+          return info;
         });
   }
 
