@@ -37,16 +37,26 @@ public record AppConfig(
     }
   }
 
-  /** host empty = the embedded vector store. */
+  /**
+   * host empty = the embedded vector store. caCert: PEM file with the CA certificate(s) a
+   * self-hosted Qdrant's TLS certificate is checked against; empty = the JVM's trust store.
+   */
   public record Qdrant(
       Optional<String> host,
       int grpcPort,
       Optional<String> apiKey,
       boolean tls,
+      Optional<Path> caCert,
       String collection,
       Set<String> collections,
       Duration timeout,
       int maxAttempts) {
+
+    /** Without a CA file: TLS (when on) trusts the JVM's default trust store. */
+    public Qdrant(Optional<String> host, int grpcPort, Optional<String> apiKey, boolean tls, String collection,
+        Set<String> collections, Duration timeout, int maxAttempts) {
+      this(host, grpcPort, apiKey, tls, Optional.empty(), collection, collections, timeout, maxAttempts);
+    }
 
     public boolean embedded() {
       return host.isEmpty();
@@ -60,7 +70,7 @@ public record AppConfig(
     @Override
     public String toString() {
       return "Qdrant[host=" + host.orElse("<embedded>") + ", grpcPort=" + grpcPort + ", tls=" + tls
-          + ", apiKey=" + (apiKey.isPresent() ? "***" : "<none>") + ", collection=" + collection + "]";
+          + caCert.map(path -> ", caCert=" + path).orElse("") + ", apiKey=" + (apiKey.isPresent() ? "***" : "<none>") + ", collection=" + collection + "]";
     }
   }
 

@@ -19,6 +19,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,6 +56,7 @@ public final class ConfigLoader {
     ENV_PATHS.put("QDRANT_GRPC_PORT", "qdrant.grpc_port");
     ENV_PATHS.put("QDRANT_API_KEY", "qdrant.api_key");
     ENV_PATHS.put("QDRANT_TLS", "qdrant.tls");
+    ENV_PATHS.put("QDRANT_CA_CERT", "qdrant.ca_cert");
     ENV_PATHS.put("QDRANT_COLLECTION", "qdrant.collection");
     ENV_PATHS.put("QDRANT_COLLECTIONS", "qdrant.collections");
     ENV_PATHS.put("EMBEDDING_PROVIDER", "embedding.provider");
@@ -174,11 +177,13 @@ public final class ConfigLoader {
     checkCollectionName("QDRANT_COLLECTION", collection);
     List<String> others = strings(qdrant, "collections", List.of());
     others.forEach(name -> checkCollectionName("QDRANT_COLLECTIONS", name));
+    boolean tls = bool(qdrant, "QDRANT_TLS", "tls", false);
     Qdrant qdrantConfig = new Qdrant(
         optionalStr(qdrant, "host"),
         intIn(qdrant, "QDRANT_GRPC_PORT", "grpc_port", 6334, 1, 65535),
         optionalStr(qdrant, "api_key"),
-        bool(qdrant, "QDRANT_TLS", "tls", false),
+        tls,
+        caCert(qdrant, tls),
         collection,
         Set.copyOf(others),
         millis(qdrant, "qdrant.timeout_ms", "timeout_ms", 5000),
@@ -246,6 +251,29 @@ public final class ConfigLoader {
       keys.put(field, list);
     }
     return Map.copyOf(keys);
+  }
+
+  /** Checked here so a wrong path stops start-up instead of failing every Qdrant call later. */
+  private static Optional<Path> caCert(JsonObject qdrant, boolean tls) {
+    Optional<String> value = optionalStr(qdrant, "ca_cert");
+    if (value.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!tls) {
+      // a CA file with TLS off would silently send the api key in clear text
+      throw new ConfigException("QDRANT_CA_CERT is set but QDRANT_TLS is false; set QDRANT_TLS=true");
+    }
+    ConfigException unreadable = new ConfigException("QDRANT_CA_CERT '" + value.get() + "' is not a readable file");
+    Path path;
+    try {
+      path = Path.of(value.get());
+    } catch (InvalidPathException e) {
+      throw unreadable;
+    }
+    if (!Files.isRegularFile(path) || !Files.isReadable(path)) {
+      throw unreadable;
+    }
+    return Optional.of(path);
   }
 
   private static void checkCollectionName(String setting, String name) {

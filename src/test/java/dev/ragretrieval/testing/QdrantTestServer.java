@@ -9,10 +9,13 @@ import io.qdrant.client.grpc.VxCollectionsGrpcService;
 import io.qdrant.client.grpc.VxPointsGrpcService;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.SelfSignedCertificate;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.ServiceMethod;
 import io.vertx.grpc.server.GrpcServer;
@@ -20,6 +23,8 @@ import io.vertx.grpc.server.GrpcServerOptions;
 import io.vertx.grpc.server.GrpcServerRequest;
 import io.vertx.grpc.server.GrpcServerResponse;
 import io.vertx.grpc.server.StatusException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -58,6 +63,7 @@ import java.util.function.Supplier;
  * trailer); {@link #delay} answers slowly; {@link #callCount} and {@link #lastApiKey} tell what
  * arrived; {@link #stop} really closes the port (clients then see UNAVAILABLE / a refused
  * connection) and {@link #restart} listens again on the same port with the same data.
+ * {@link #startTls} serves the same over TLS with a self-signed certificate for {@code localhost}.
  *
  * <pre>{@code
  * QdrantTestServer qdrant = QdrantTestServer.start(vertx).toCompletionStage().toCompletableFuture().get();
@@ -74,6 +80,9 @@ public final class QdrantTestServer {
   private final Vertx vertx;
   private final String host;
   private final String requiredApiKey;
+  /** null = plaintext h2c; else the server's key and certificate, held in memory. */
+  private final PemKeyCertOptions tls;
+  private final String certificatePem;
   private final QdrantTestStore store = new QdrantTestStore();
   private final GrpcServer grpc;
   private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
@@ -84,9 +93,16 @@ public final class QdrantTestServer {
   private volatile int port;
 
   private QdrantTestServer(Vertx vertx, String host, String requiredApiKey) {
+    this(vertx, host, requiredApiKey, null, null);
+  }
+
+  private QdrantTestServer(Vertx vertx, String host, String requiredApiKey, PemKeyCertOptions tls,
+      String certificatePem) {
     this.vertx = vertx;
     this.host = host;
     this.requiredApiKey = requiredApiKey;
+    this.tls = tls;
+    this.certificatePem = certificatePem;
     this.grpc = GrpcServer.server(vertx, new GrpcServerOptions().setMaxMessageSize(64L * 1024 * 1024));
     bindCollections();
     bindPoints();
@@ -109,6 +125,31 @@ public final class QdrantTestServer {
   public static Future<QdrantTestServer> start(Vertx vertx, String host, int port, String requiredApiKey) {
     QdrantTestServer server = new QdrantTestServer(vertx, host, requiredApiKey);
     return server.listen(port).map(server);
+  }
+
+  /**
+   * Listens on 127.0.0.1 (ephemeral port) with TLS and HTTP/2 over ALPN, as a self-hosted Qdrant
+   * behind a private CA does. The certificate is self-signed for {@code localhost}, so clients
+   * connect to host {@code localhost} and trust {@link #certificatePem()}. The generated files
+   * are read into memory and deleted at once: nothing is left behind.
+   */
+  public static Future<QdrantTestServer> startTls(Vertx vertx, String requiredApiKey) {
+    return vertx.executeBlocking(() -> {
+      SelfSignedCertificate generated = SelfSignedCertificate.create("localhost");
+      try {
+        String cert = Files.readString(Path.of(generated.certificatePath()));
+        String key = Files.readString(Path.of(generated.privateKeyPath()));
+        return new QdrantTestServer(vertx, "127.0.0.1", requiredApiKey,
+            new PemKeyCertOptions().addCertValue(Buffer.buffer(cert)).addKeyValue(Buffer.buffer(key)), cert);
+      } finally {
+        generated.delete();
+      }
+    }).compose(server -> server.listen(0).map(server));
+  }
+
+  /** The TLS server's certificate in PEM (it is its own CA); null for a plaintext server. */
+  public String certificatePem() {
+    return certificatePem;
   }
 
   public int port() {
@@ -209,7 +250,11 @@ public final class QdrantTestServer {
   }
 
   private Future<HttpServer> listen(int wanted) {
-    HttpServer server = vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(wanted));
+    HttpServerOptions options = new HttpServerOptions().setHost(host).setPort(wanted);
+    if (tls != null) {
+      options.setSsl(true).setUseAlpn(true).setKeyCertOptions(tls);
+    }
+    HttpServer server = vertx.createHttpServer(options);
     return server.requestHandler(grpc).listen().onSuccess(s -> {
       http = s;
       port = s.actualPort();

@@ -6,11 +6,13 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.grpc.client.GrpcClient;
 import io.vertx.grpc.client.GrpcClientOptions;
 import io.vertx.grpc.client.GrpcClientResponse;
 import io.vertx.grpc.client.InvalidStatusException;
 import io.vertx.grpc.common.ServiceMethod;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +33,12 @@ final class QdrantChannel {
   private final Optional<String> apiKey;
   private final long timeoutMillis;
 
-  QdrantChannel(Vertx vertx, QdrantEndpoints endpoints, Optional<String> apiKey, boolean tls, Duration timeout) {
+  /**
+   * @param caCert with tls: PEM CA certificate(s) to trust instead of the JVM's default trust
+   *     store (public CAs, right for Qdrant Cloud); host names are verified either way
+   */
+  QdrantChannel(Vertx vertx, QdrantEndpoints endpoints, Optional<String> apiKey, boolean tls, Optional<Path> caCert,
+      Duration timeout) {
     this.endpoints = endpoints;
     this.apiKey = apiKey;
     this.timeoutMillis = timeout.toMillis();
@@ -40,7 +47,11 @@ final class QdrantChannel {
         .setHttp2ClearTextUpgrade(false) // h2c with prior knowledge, as Qdrant expects
         .setConnectTimeout((int) Math.min(timeoutMillis, 10_000))
         .setSsl(tls)
-        .setUseAlpn(tls); // TLS without trust options = the JVM's default trust store (public CAs)
+        .setUseAlpn(tls)
+        .setVerifyHost(true);
+    if (tls) {
+      caCert.ifPresent(path -> http.setTrustOptions(new PemTrustOptions().addCertPath(path.toString())));
+    }
     GrpcClientOptions grpc = new GrpcClientOptions()
         .setScheduleDeadlineAutomatically(true)
         .setMaxMessageSize(MAX_MESSAGE_BYTES);

@@ -79,7 +79,8 @@ public final class QdrantVectorStore implements VectorStore {
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver) {
     String host = config.host().orElseThrow(() -> new IllegalArgumentException("Qdrant host is not configured"));
     QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver, RESOLVE_EVERY);
-    this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.timeout());
+    this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.caCert(),
+        config.timeout());
     this.retry = new Retry(vertx, policy, STORE);
     this.timeoutMillis = config.timeout().toMillis();
     this.maxAttempts = policy.maxAttempts();
