@@ -10,6 +10,7 @@ public final class ServiceException extends RuntimeException {
   private final ErrorCode code;
   private final Object details;
   private final Integer retryAfterSeconds;
+  private final boolean retryable;
 
   public ServiceException(ErrorCode code, String message) {
     this(code, message, null, null);
@@ -20,10 +21,21 @@ public final class ServiceException extends RuntimeException {
   }
 
   public ServiceException(ErrorCode code, String message, Object details, Integer retryAfterSeconds) {
+    this(code, message, details, retryAfterSeconds, code.retryable());
+  }
+
+  private ServiceException(ErrorCode code, String message, Object details, Integer retryAfterSeconds,
+      boolean retryable) {
     super(message, null, false, false);
     this.code = code;
     this.details = details;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.retryable = retryable;
+  }
+
+  /** A failure another attempt cannot mend (a rejected key, malformed JSON), whatever its code. */
+  public static ServiceException permanent(ErrorCode code, String message) {
+    return new ServiceException(code, message, null, null, false);
   }
 
   public ErrorCode code() {
@@ -33,6 +45,11 @@ public final class ServiceException extends RuntimeException {
   /** JSON-compatible extra information (a JsonObject, JsonArray, String or null). */
   public Object details() {
     return details;
+  }
+
+  /** Whether the same call may succeed when tried again: the code's default unless made {@link #permanent}. */
+  public boolean retryable() {
+    return retryable;
   }
 
   /** Seconds a client should wait, for RATE_LIMIT and OVERLOADED; null otherwise. */

@@ -19,12 +19,9 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -108,10 +105,8 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     if (texts.isEmpty()) {
       return Future.succeededFuture(List.of());
     }
-    // failures that another attempt cannot fix (bad key, bad JSON, wrong size), by identity
-    Set<ServiceException> permanent = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
-    return retry.call(() -> attempt(texts, inputType, deadline, permanent), deadline,
-        error -> error.code().retryable() && !permanent.contains(error));
+    // a bad key, bad JSON or a wrong size fail as permanent: another attempt would not mend them
+    return retry.call(() -> attempt(texts, inputType, deadline), deadline);
   }
 
   @Override
@@ -120,8 +115,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     return Future.succeededFuture();
   }
 
-  private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long deadline,
-      Set<ServiceException> permanent) {
+  private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long deadline) {
     long left = deadline - System.currentTimeMillis();
     if (left <= 0) {
       return Future.failedFuture(deadlinePassed());
@@ -140,9 +134,6 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
           }
           try {
             return Future.succeededFuture(answer(sent.result(), texts.size()));
-          } catch (Permanent e) {
-            permanent.add(e.error);
-            return Future.failedFuture(e.error);
           } catch (ServiceException e) {
             return Future.failedFuture(e);
           }
@@ -177,7 +168,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
         throw permanent(displayName + " answered with an empty body");
       }
       vectors = vectors(body);
-    } catch (Permanent e) {
+    } catch (ServiceException e) {
       throw e;
     } catch (RuntimeException malformed) {
       throw permanent(displayName + " answered with malformed JSON");
@@ -226,18 +217,8 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     return new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + displayName + " answered");
   }
 
-  private static Permanent permanent(String message) {
-    return new Permanent(new ServiceException(ErrorCode.UPSTREAM_ERROR, message));
-  }
-
-  /** Carries a failure that is not worth another attempt out of the parsing code. */
-  private static final class Permanent extends RuntimeException {
-    private final ServiceException error;
-
-    Permanent(ServiceException error) {
-      super(error.getMessage(), null, false, false);
-      this.error = error;
-    }
+  private static ServiceException permanent(String message) {
+    return ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, message);
   }
 
   /** Reads a JSON array of numbers into a float vector. */
