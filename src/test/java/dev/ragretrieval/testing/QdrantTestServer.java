@@ -8,6 +8,7 @@ import io.qdrant.client.grpc.Points.FieldType;
 import io.qdrant.client.grpc.VxCollectionsGrpcService;
 import io.qdrant.client.grpc.VxPointsGrpcService;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
@@ -23,6 +24,7 @@ import io.vertx.grpc.server.GrpcServerOptions;
 import io.vertx.grpc.server.GrpcServerRequest;
 import io.vertx.grpc.server.GrpcServerResponse;
 import io.vertx.grpc.server.StatusException;
+import java.net.BindException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -76,6 +78,10 @@ import java.util.function.Supplier;
 public final class QdrantTestServer {
 
   private record Failure(GrpcStatus status, String retryAfterSeconds) {}
+
+  /** restart() keeps trying to listen on its port for up to 100 x 20 ms. */
+  private static final int REBIND_TRIES = 100;
+  private static final long REBIND_WAIT_MS = 20;
 
   private final Vertx vertx;
   private final String host;
@@ -246,7 +252,23 @@ public final class QdrantTestServer {
 
   /** Listens again on the same port, with the same data. */
   public Future<Void> restart() {
-    return stop().compose(v -> listen(port)).mapEmpty();
+    return stop().compose(v -> relisten(REBIND_TRIES)).mapEmpty();
+  }
+
+  /**
+   * stop() completes once this side has closed its connections, but each closed socket holds the
+   * port (FIN_WAIT) until the client has closed its end too; until then Linux refuses to listen
+   * on the port again. That takes milliseconds, so the bind is tried again for a while.
+   */
+  private Future<HttpServer> relisten(int triesLeft) {
+    return listen(port).recover(failure -> {
+      if (!(failure instanceof BindException) || triesLeft <= 1) {
+        return Future.failedFuture(failure);
+      }
+      Promise<HttpServer> again = Promise.promise();
+      vertx.setTimer(REBIND_WAIT_MS, id -> relisten(triesLeft - 1).onComplete(again));
+      return again.future();
+    });
   }
 
   private Future<HttpServer> listen(int wanted) {

@@ -254,6 +254,18 @@ class SearchPageTest {
         .until(b -> "done".equals(state()) || "error".equals(state()));
     assertThat(state()).as("search outcome; error box: %s", browser.findElement(By.id("error")).getText())
         .isEqualTo(expected);
+    awaitCardsShown();
+  }
+
+  /**
+   * Waits until every card's fade-in has finished. A card arrives at opacity 0 and WebDriver's
+   * getText() leaves out what is not shown, so text read right after "done" can be empty.
+   */
+  private void awaitCardsShown() {
+    new WebDriverWait(browser, Duration.ofSeconds(10)).withMessage("result cards still fading in")
+        .until(b -> Boolean.TRUE.equals(((JavascriptExecutor) b).executeScript(
+            "return [...document.querySelectorAll('#results article[data-rank]')]"
+                + ".every(card => card.getAnimations().every(a => a.playState === 'finished'))")));
   }
 
   private List<WebElement> cards() {

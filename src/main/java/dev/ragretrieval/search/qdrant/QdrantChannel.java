@@ -69,14 +69,7 @@ final class QdrantChannel {
       return Future.failedFuture(QdrantErrors.timeout());
     }
     long callDeadline = now + budget;
-    return endpoints.next()
-        .compose(server -> client.request(server, method))
-        .compose(request -> {
-          apiKey.ifPresent(key -> request.headers().set("api-key", key));
-          request.timeout(budget, TimeUnit.MILLISECONDS);
-          return request.send(message).compose(response -> response.last()
-              .recover(failure -> Future.failedFuture(statusFailure(response, failure, collection))));
-        })
+    return attempt(method, message, callDeadline, collection, true)
         .recover(failure -> {
           ServiceException error = QdrantErrors.fromTransport(failure, System.currentTimeMillis() >= callDeadline);
           if (error.code() == ErrorCode.CONNECTION_ERROR) {
@@ -84,6 +77,47 @@ final class QdrantChannel {
           }
           return Future.failedFuture(error);
         });
+  }
+
+  /**
+   * One send. A pooled connection can receive the server's GOAWAY (Qdrant restarting, a rolling
+   * update) after the pool handed it out: the call is then refused before Qdrant processed it.
+   * Such a call is sent once more, on a fresh connection, within the same deadline; it does not
+   * use up one of the retry policy's attempts, which are for failures Qdrant actually reported.
+   */
+  private <Req, Resp> Future<Resp> attempt(ServiceMethod<Resp, Req> method, Req message, long callDeadline,
+      String collection, boolean mayResend) {
+    long budget = callDeadline - System.currentTimeMillis();
+    if (budget <= 0) {
+      return Future.failedFuture(QdrantErrors.timeout());
+    }
+    return endpoints.next()
+        .compose(server -> client.request(server, method))
+        .compose(request -> {
+          apiKey.ifPresent(key -> request.headers().set("api-key", key));
+          request.timeout(budget, TimeUnit.MILLISECONDS);
+          return request.send(message)
+              // no response headers yet: the failure may be a refusal of a call never processed
+              .recover(failure -> Future.failedFuture(QdrantErrors.isRefusedUnprocessed(failure)
+                  ? new Refused(failure) : failure))
+              .compose(response -> response.last()
+                  .recover(failure -> Future.failedFuture(statusFailure(response, failure, collection))));
+        })
+        .recover(failure -> {
+          if (failure instanceof Refused refused) {
+            return mayResend
+                ? attempt(method, message, callDeadline, collection, false)
+                : Future.failedFuture(refused.getCause());
+          }
+          return Future.failedFuture(failure);
+        });
+  }
+
+  /** Marks a call the server refused before processing it, so it is safe to send again. */
+  private static final class Refused extends RuntimeException {
+    Refused(Throwable cause) {
+      super(cause.getMessage(), cause, false, false);
+    }
   }
 
   Future<Void> close() {

@@ -17,6 +17,7 @@ import java.util.concurrent.TimeoutException;
 final class QdrantErrors {
 
   private static final int MAX_MESSAGE = 300;
+  private static final long REFUSED_STREAM = 0x7;
 
   private QdrantErrors() {}
 
@@ -60,6 +61,26 @@ final class QdrantErrors {
           // the peer hung up before HTTP/2 started, e.g. a TLS-only server met by a plaintext client;
           // Vert.x's public API has no type for it, only this message (QdrantTlsTest pins it)
           || t instanceof io.vertx.core.VertxException && "Connection was closed".equals(t.getMessage())) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The server turned the call away: its stream was closed by the server's GOAWAY, could no
+   * longer be opened on a connection that had received GOAWAY, or was reset with REFUSED_STREAM
+   * (RFC 9113, 8.7). Callers check this only before any response arrived, so the call can be
+   * sent again on another connection.
+   */
+  static boolean isRefusedUnprocessed(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof HttpClosedException closed && closed.goAway() != null
+          || t instanceof Http2Exception
+          || t instanceof StreamResetException reset && reset.getCode() == REFUSED_STREAM) {
         return true;
       }
       if (t.getCause() == t) {

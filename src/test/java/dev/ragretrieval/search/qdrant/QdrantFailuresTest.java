@@ -141,15 +141,18 @@ class QdrantFailuresTest {
   }
 
   @Test
-  @DisplayName("a restart between two calls is invisible: the dead connection is not reused")
+  @DisplayName("a restart between two calls is invisible, even with no retries: the dead connection is not reused")
   void restartBetweenCalls(Vertx vertx) {
     QdrantTestServer qdrant = server(vertx, null);
     QdrantVectorStore store = store(vertx, qdrant, null, 1);
     assertThat(await(store.search(search(1.0f)))).hasSize(1);
 
-    await(qdrant.restart());
+    // the pool may hand out the old connection before its GOAWAY is seen; a few rounds catch that race
+    for (int round = 0; round < 5; round++) {
+      await(qdrant.restart());
 
-    assertThat(await(store.search(search(1.0f)))).hasSize(1);
+      assertThat(await(store.search(search(1.0f)))).as("call after restart %d", round + 1).hasSize(1);
+    }
   }
 
   @Test
