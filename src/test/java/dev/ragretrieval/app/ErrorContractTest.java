@@ -175,7 +175,7 @@ class ErrorContractTest {
   @DisplayName("503 OVERLOADED with Retry-After beyond max_in_flight")
   void overloaded(Vertx vertx) {
     start(vertx, Map.of("RAG_MAX_IN_FLIGHT", "1"));
-    stack.cohere.delay(Duration.ofMillis(1500));
+    stack.cohere.delay(Duration.ofMillis(3000));
     var slow = stack.client.post("/v1/retrieve").sendJsonObject(new JsonObject().put("query", "nodes"));
     // the slow request holds the only slot while the next arrives
     awaitInFlight(1);

@@ -95,7 +95,7 @@ class ResilienceTest {
   @DisplayName("graceful shutdown: readiness 503 and new work refused at once, the slow request still completes with 200")
   void gracefulShutdown(Vertx vertx) {
     stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "10000")));
-    stack.cohere.delay(Duration.ofMillis(1200));
+    stack.cohere.delay(Duration.ofMillis(3000));
     Future<HttpResponse<Buffer>> slow = stack.client.post("/v1/retrieve")
         .sendJsonObject(new JsonObject().put("query", "ROS 2 node"));
     eventually(() -> RagMetrics.get().inFlight().get() >= 1);
