@@ -50,7 +50,14 @@ public record AppConfig(
       String collection,
       Set<String> collections,
       Duration timeout,
-      int maxAttempts) {
+      int maxAttempts,
+      Circuit circuit) {
+
+    /** With the default circuit breaker. */
+    public Qdrant(Optional<String> host, int grpcPort, Optional<String> apiKey, boolean tls, Optional<Path> caCert,
+        String collection, Set<String> collections, Duration timeout, int maxAttempts) {
+      this(host, grpcPort, apiKey, tls, caCert, collection, collections, timeout, maxAttempts, Circuit.DEFAULT);
+    }
 
     /** Without a CA file: TLS (when on) trusts the JVM's default trust store. */
     public Qdrant(Optional<String> host, int grpcPort, Optional<String> apiKey, boolean tls, String collection,
@@ -74,6 +81,18 @@ public record AppConfig(
     }
   }
 
+  /**
+   * A circuit breaker in front of one upstream: {@code failures} calls that could not reach it
+   * within {@code window} open it for {@code open}; 0 failures turns it off.
+   */
+  public record Circuit(int failures, Duration window, Duration open) {
+    public static final Circuit DEFAULT = new Circuit(5, Duration.ofSeconds(10), Duration.ofSeconds(5));
+
+    public boolean enabled() {
+      return failures > 0;
+    }
+  }
+
   public enum Provider { COHERE, LOCAL, OPENAI }
 
   public record Embedding(
@@ -85,7 +104,15 @@ public record AppConfig(
       Cohere cohere,
       OpenAi openai,
       Local local,
-      int queryCacheSize) {
+      int queryCacheSize,
+      Circuit circuit) {
+
+    /** With the default circuit breaker. */
+    public Embedding(Provider provider, Duration timeout, int maxAttempts, Duration initialBackoff,
+        Duration maxBackoff, Cohere cohere, OpenAi openai, Local local, int queryCacheSize) {
+      this(provider, timeout, maxAttempts, initialBackoff, maxBackoff, cohere, openai, local, queryCacheSize,
+          Circuit.DEFAULT);
+    }
 
     /** Without an explicit cache size: the default one. */
     public Embedding(Provider provider, Duration timeout, int maxAttempts, Duration initialBackoff,

@@ -1,5 +1,6 @@
 package dev.ragretrieval.config;
 
+import dev.ragretrieval.config.AppConfig.Circuit;
 import dev.ragretrieval.config.AppConfig.Cohere;
 import dev.ragretrieval.config.AppConfig.Embedding;
 import dev.ragretrieval.config.AppConfig.Http;
@@ -171,7 +172,8 @@ public final class ConfigLoader {
             str(local, "model", "bge-small-en-v1.5-q"),
             intIn(local, "embedding.local.dimension", "dimension", 384, 1, 65536),
             intIn(local, "embedding.local.max_texts_per_call", "max_texts_per_call", 32, 1, 1024)),
-        intIn(emb, "RAG_QUERY_CACHE_SIZE", "query_cache_size", Embedding.DEFAULT_QUERY_CACHE_SIZE, 0, 10_000_000));
+        intIn(emb, "RAG_QUERY_CACHE_SIZE", "query_cache_size", Embedding.DEFAULT_QUERY_CACHE_SIZE, 0, 10_000_000),
+        circuit(emb, "embedding.circuit_breaker"));
 
     String collection = str(qdrant, "collection", "textbook_chunks");
     checkCollectionName("QDRANT_COLLECTION", collection);
@@ -187,7 +189,8 @@ public final class ConfigLoader {
         collection,
         Set.copyOf(others),
         millis(qdrant, "qdrant.timeout_ms", "timeout_ms", 5000),
-        intIn(qdrant, "qdrant.max_attempts", "max_attempts", 3, 1, 20));
+        intIn(qdrant, "qdrant.max_attempts", "max_attempts", 3, 1, 20),
+        circuit(qdrant, "qdrant.circuit_breaker"));
 
     int maxTopK = intIn(retrieval, "retrieval.max_top_k", "max_top_k", 100, 1, 1000);
     Retrieval retrievalConfig = new Retrieval(
@@ -274,6 +277,15 @@ public final class ConfigLoader {
       throw unreadable;
     }
     return Optional.of(path);
+  }
+
+  private static Circuit circuit(JsonObject parent, String name) {
+    JsonObject json = section(parent, "circuit_breaker");
+    Circuit def = Circuit.DEFAULT;
+    return new Circuit(
+        intIn(json, name + ".failures", "failures", def.failures(), 0, 1_000_000),
+        millis(json, name + ".window_ms", "window_ms", (int) def.window().toMillis()),
+        millis(json, name + ".open_ms", "open_ms", (int) def.open().toMillis()));
   }
 
   private static void checkCollectionName(String setting, String name) {

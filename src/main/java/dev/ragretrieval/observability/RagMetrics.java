@@ -90,6 +90,18 @@ public final class RagMetrics {
         .description("Upstream calls that failed after retries").register(registry).increment();
   }
 
+  /** A circuit breaker opened: its upstream kept failing. */
+  public void circuitOpened(String upstream) {
+    Counter.builder("rag_upstream_circuit_opened_total").tags("upstream", upstream)
+        .description("Times an upstream's circuit breaker opened").register(registry).increment();
+  }
+
+  /** A call failed at once because its upstream's circuit was open. */
+  public void circuitRejected(String upstream) {
+    Counter.builder("rag_upstream_circuit_rejected_total").tags("upstream", upstream)
+        .description("Calls refused by an open circuit breaker").register(registry).increment();
+  }
+
   /** An error answered to a client. {@code route} is the route template, never the raw path. */
   public void error(String route, ErrorCode code) {
     Counter.builder("rag_errors_total").tags("route", route, "code", code.name())

@@ -38,12 +38,12 @@ public final class Retry {
     this.upstream = upstream;
   }
 
-  /** Retries the failures {@code retryable} accepts; a TIMEOUT is never retried. */
   /** Retries the failures that say they are {@link ServiceException#retryable()}. */
   public <T> Future<T> call(Supplier<Future<T>> attempt, long deadline) {
     return call(attempt, deadline, ServiceException::retryable);
   }
 
+  /** Retries the failures {@code retryable} accepts; a TIMEOUT is never retried. */
   public <T> Future<T> call(Supplier<Future<T>> attempt, long deadline, Predicate<ServiceException> retryable) {
     Promise<T> promise = Promise.promise();
     run(attempt, deadline, retryable, 1, promise);

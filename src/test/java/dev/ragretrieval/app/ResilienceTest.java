@@ -15,6 +15,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
 import java.util.Map;
@@ -74,6 +75,37 @@ class ResilienceTest {
     HttpResponse<Buffer> again = retrieve("ROS 2 nodes");
     assertThat(again.statusCode()).isEqualTo(200);
     assertThat(again.bodyAsJsonObject().getInteger("count")).isPositive();
+  }
+
+  @Test
+  @DisplayName("Qdrant keeps failing: the circuit opens, 503 CONNECTION_ERROR with Retry-After at once, Qdrant not called; it closes when Qdrant answers")
+  void qdrantCircuit(Vertx vertx) {
+    stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "2000"), new JsonObject().put("qdrant",
+        new JsonObject().put("circuit_breaker", new JsonObject().put("failures", 3).put("open_ms", 3000))), null));
+    assertThat(retrieve("ROS 2 nodes").statusCode()).isEqualTo(200);
+    // a live server answering UNAVAILABLE counts the calls it gets, which a stopped one cannot;
+    // each request makes qdrant.max_attempts (2 here) calls
+    stack.qdrant.failNext(6, GrpcStatus.UNAVAILABLE, null);
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<Buffer> failed = retrieve("topics " + i);
+      assertThat(failed.statusCode()).isEqualTo(503);
+      assertThat(failed.bodyAsJsonObject().getJsonObject("error").getString("message")).doesNotContain("circuit");
+    }
+    int queries = stack.qdrant.callCount("Query");
+
+    HttpResponse<Buffer> rejected = retrieve("services");
+    assertThat(rejected.statusCode()).isEqualTo(503);
+    assertThat(rejected.bodyAsJsonObject().getJsonObject("error").getString("code")).isEqualTo("CONNECTION_ERROR");
+    assertThat(rejected.bodyAsJsonObject().getJsonObject("error").getString("message")).contains("circuit open");
+    assertThat(Integer.parseInt(rejected.getHeader("Retry-After"))).isBetween(1, 3);
+    HttpResponse<Buffer> down = ready();
+    assertThat(down.statusCode()).isEqualTo(503);
+    assertThat(down.bodyAsJsonObject().getString("reason")).contains("circuit open");
+    assertThat(stack.qdrant.callCount("Query")).as("no Query reached Qdrant while the circuit was open").isEqualTo(queries);
+
+    eventually(() -> retrieve("ROS 2 nodes").statusCode() == 200);
+    assertThat(ready().statusCode()).isEqualTo(200);
+    assertThat(stack.qdrant.callCount("Query")).isGreaterThan(queries);
   }
 
   @Test

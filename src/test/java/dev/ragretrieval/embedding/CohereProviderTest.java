@@ -3,9 +3,11 @@ package dev.ragretrieval.embedding;
 import static dev.ragretrieval.embedding.EmbeddingTestConfigs.in;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.cohere.CohereProvider;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.testing.CohereTestServer;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -192,5 +194,28 @@ class CohereProviderTest extends EmbeddingServerFixture {
               assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
               assertThat(server.callCount()).isEqualTo(1);
             }).handle(failure))));
+  }
+
+  @Test
+  @DisplayName("Cohere failing with 5xx opens the circuit: the next call is CONNECTION_ERROR with Retry-After and never sent; 4xx never opens it")
+  void circuitOpensOnServerErrorsOnly(Vertx vertx, VertxTestContext test) {
+    AppConfig.Embedding base = EmbeddingTestConfigs.cohere(server.baseUrl(), KEY, DIM, 1);
+    CohereProvider cohere = new CohereProvider(vertx, new AppConfig.Embedding(base.provider(), base.timeout(),
+        base.maxAttempts(), base.initialBackoff(), base.maxBackoff(), base.cohere(), base.openai(), base.local(),
+        base.queryCacheSize(), new AppConfig.Circuit(2, Duration.ofSeconds(10), Duration.ofSeconds(30))));
+    server.failNext(3, 400, null);
+    server.failNext(2, 503, null);
+    Future<List<float[]>> chain = Future.succeededFuture();
+    // three refused requests (the caller's fault), then two server errors (Cohere's)
+    for (int i = 0; i < 5; i++) {
+      chain = chain.transform(previous -> cohere.embed(List.of("hello"), InputType.SEARCH_QUERY, in(Duration.ofSeconds(10))));
+    }
+    chain.transform(fifth -> cohere.embed(List.of("hello"), InputType.SEARCH_QUERY, in(Duration.ofSeconds(10))))
+        .onComplete(test.failing(serviceError(test, error -> {
+          assertThat(error.code()).isEqualTo(ErrorCode.CONNECTION_ERROR);
+          assertThat(error.getMessage()).contains("Cohere").contains("circuit open");
+          assertThat(error.retryAfterSeconds()).isBetween(1, 30);
+          assertThat(server.callCount()).as("the sixth call was not sent").isEqualTo(5);
+        })));
   }
 }

@@ -6,6 +6,7 @@ import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.upstream.Circuit;
 import dev.ragretrieval.upstream.Retry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -47,6 +48,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   private final long callTimeoutMillis;
   private final WebClient client;
   private final Retry retry;
+  private final Circuit circuit;
 
   /**
    * @param name metrics/retry label ("cohere", "openai")
@@ -68,6 +70,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
         new PoolOptions().setHttp1MaxSize(32));
     this.retry = new Retry(vertx,
         new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), name);
+    this.circuit = new Circuit(vertx, name, displayName, config.circuit());
   }
 
   /** Joins a configured base URL (with or without a trailing slash) and a path. */
@@ -106,11 +109,12 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
       return Future.succeededFuture(List.of());
     }
     // a bad key, bad JSON or a wrong size fail as permanent: another attempt would not mend them
-    return retry.call(() -> attempt(texts, inputType, deadline), deadline);
+    return circuit.call(() -> retry.call(() -> attempt(texts, inputType, deadline), deadline));
   }
 
   @Override
   public Future<Void> close() {
+    circuit.close();
     client.close();
     return Future.succeededFuture();
   }

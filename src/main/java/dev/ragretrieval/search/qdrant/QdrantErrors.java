@@ -25,17 +25,22 @@ final class QdrantErrors {
       String collection) {
     return switch (status) {
       case NOT_FOUND -> collection == null
-          ? new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant: " + clip(message))
+          ? ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, "Qdrant: " + clip(message))
           : collectionNotFound(collection);
       case UNAVAILABLE -> new ServiceException(ErrorCode.CONNECTION_ERROR, "Qdrant is unavailable");
       case DEADLINE_EXCEEDED, CANCELLED -> timeout();
       case RESOURCE_EXHAUSTED -> new ServiceException(ErrorCode.RATE_LIMIT, "Qdrant is rate limiting requests",
           null, retryAfter(headers, trailers));
-      case UNAUTHENTICATED, PERMISSION_DENIED -> new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant rejected the api key");
-      case INVALID_ARGUMENT -> new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant rejected the request: " + clip(message));
-      default -> new ServiceException(ErrorCode.UPSTREAM_ERROR,
-          "Qdrant answered " + status.name() + (message == null || message.isBlank() ? "" : ": " + clip(message)));
+      // about the request or the key, not Qdrant's health: permanent, so they never open the circuit
+      case UNAUTHENTICATED, PERMISSION_DENIED -> ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, "Qdrant rejected the api key");
+      case INVALID_ARGUMENT -> ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, "Qdrant rejected the request: " + clip(message));
+      case INTERNAL, UNKNOWN, DATA_LOSS, ABORTED -> new ServiceException(ErrorCode.UPSTREAM_ERROR, answered(status, message));
+      default -> ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, answered(status, message));
     };
+  }
+
+  private static String answered(GrpcStatus status, String message) {
+    return "Qdrant answered " + status.name() + (message == null || message.isBlank() ? "" : ": " + clip(message));
   }
 
   /** A failure that is not a gRPC status: the connection, the deadline, or something unexpected. */

@@ -10,6 +10,7 @@ import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.upstream.Circuit;
 import dev.ragretrieval.upstream.Retry;
 import io.qdrant.client.grpc.Collections.CollectionOperationResponse;
 import io.qdrant.client.grpc.Collections.CreateCollection;
@@ -65,6 +66,7 @@ public final class QdrantVectorStore implements VectorStore {
 
   private final QdrantChannel channel;
   private final Retry retry;
+  private final Circuit circuit;
   private final long timeoutMillis;
   private final int maxAttempts;
   /** collection -> vector name ("" = the single unnamed vector) */
@@ -82,6 +84,7 @@ public final class QdrantVectorStore implements VectorStore {
     this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.caCert(),
         config.timeout());
     this.retry = new Retry(vertx, policy, STORE);
+    this.circuit = new Circuit(vertx, STORE, "Qdrant", config.circuit());
     this.timeoutMillis = config.timeout().toMillis();
     this.maxAttempts = policy.maxAttempts();
   }
@@ -241,6 +244,7 @@ public final class QdrantVectorStore implements VectorStore {
 
   @Override
   public Future<Void> close() {
+    circuit.close();
     return channel.close();
   }
 
@@ -339,10 +343,13 @@ public final class QdrantVectorStore implements VectorStore {
     return System.currentTimeMillis() + timeoutMillis * maxAttempts;
   }
 
-  /** Only a rate limit or an unreachable server is worth the same call again. */
+  /**
+   * Every Qdrant call goes through here: the circuit breaker, then retries. Only a rate limit or an
+   * unreachable server is worth the same call again.
+   */
   private <T> Future<T> withRetry(Supplier<Future<T>> attempt, long deadline) {
-    return retry.call(attempt, deadline,
-        e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR);
+    return circuit.call(() -> retry.call(attempt, deadline,
+        e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR));
   }
 
   private static <T> Future<T> timed(String operation, Supplier<Future<T>> call) {
