@@ -69,6 +69,31 @@ class QdrantFailuresTest {
   }
 
   @Test
+  @DisplayName("rejected requests and keys never open the circuit; UNAVAILABLE five times does, and then Qdrant is not called")
+  void onlyOutagesOpenTheCircuit(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 1);
+    await(store.collectionInfo("docs"));
+    qdrant.failNext(4, GrpcStatus.INVALID_ARGUMENT, null);
+    qdrant.failNext(4, GrpcStatus.UNAUTHENTICATED, null);
+    for (int i = 0; i < 8; i++) {
+      assertThat(failure(store.search(search(1.0f))).code()).isEqualTo(ErrorCode.UPSTREAM_ERROR);
+    }
+    assertThat(await(store.search(search(1.0f)))).isNotEmpty();
+
+    qdrant.failNext(5, GrpcStatus.UNAVAILABLE, null);
+    for (int i = 0; i < 5; i++) {
+      assertThat(failure(store.search(search(1.0f))).getMessage()).isEqualTo("Qdrant is unavailable");
+    }
+    int calls = qdrant.callCount("Query");
+    ServiceException open = failure(store.search(search(1.0f)));
+    assertThat(open.code()).isEqualTo(ErrorCode.CONNECTION_ERROR);
+    assertThat(open.getMessage()).contains("circuit open");
+    assertThat(open.retryAfterSeconds()).isPositive();
+    assertThat(qdrant.callCount("Query")).isEqualTo(calls).isEqualTo(14);
+  }
+
+  @Test
   @DisplayName("RESOURCE_EXHAUSTED is retried after the server's retry-after, then succeeds")
   void rateLimitRetried(Vertx vertx) {
     QdrantTestServer qdrant = server(vertx, null);
