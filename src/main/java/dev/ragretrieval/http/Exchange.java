@@ -25,6 +25,7 @@ final class Exchange {
   private final String route;
   private final long startedNanos = System.nanoTime();
   private String queryId;
+  private String requestId;
   private String queryText;
   private StreamFormat stream;
   private boolean finished;
@@ -55,6 +56,11 @@ final class Exchange {
     return this;
   }
 
+  Exchange requestId(String requestId) {
+    this.requestId = requestId;
+    return this;
+  }
+
   Exchange query(String text) {
     this.queryText = text;
     return this;
@@ -68,7 +74,7 @@ final class Exchange {
 
   /** The request log line, once the response has ended or the client has gone. */
   RequestLog.Entry logEntry() {
-    return new RequestLog.Entry(queryId, ctx.request().method().name(), route, ctx.response().getStatusCode(),
+    return new RequestLog.Entry(queryId, requestId, ctx.request().method().name(), route, ctx.response().getStatusCode(),
         code, (System.nanoTime() - startedNanos) / 1e6,
         result == null ? null : result.embedMs(),
         result == null ? null : result.searchMs(),

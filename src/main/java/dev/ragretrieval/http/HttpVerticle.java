@@ -48,6 +48,8 @@ public final class HttpVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(HttpVerticle.class);
   private static final String DEADLINE = "rag.deadline";
   private static final Pattern CONTROL_CHARS = Pattern.compile("\\p{Cntrl}");
+  private static final String REQUEST_ID = "X-Request-Id";
+  private static final Pattern SAFE_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:/+=-]{1,128}");
 
   /** The API's paths and their methods: labels for metrics and the answer to a wrong method. */
   private static final Map<String, HttpMethod> API_ROUTES = Map.of(
@@ -117,7 +119,7 @@ public final class HttpVerticle extends VerticleBase {
     router.get("/metrics").handler(this::metrics);
     router.get("/openapi.yaml").handler(this::openApi);
 
-    router.route("/v1/*").handler(this::authenticate).handler(this::admit);
+    router.route("/v1/*").handler(this::requestId).handler(this::authenticate).handler(this::admit);
     jsonPost(router, "/v1/retrieve", body, this::retrieve);
     router.get("/v1/retrieve/stream").handler(this::retrieveStream);
     jsonPost(router, "/v1/context", body, this::context);
@@ -145,9 +147,21 @@ public final class HttpVerticle extends VerticleBase {
     }
     return cors
         .allowedMethods(Set.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.OPTIONS))
-        .allowedHeaders(Set.of("Authorization", "X-API-Key", "Content-Type", "Accept", "Last-Event-ID"))
-        .exposedHeaders(Set.of("Retry-After", "WWW-Authenticate"))
+        .allowedHeaders(Set.of("Authorization", "X-API-Key", "Content-Type", "Accept", "Last-Event-ID", REQUEST_ID))
+        .exposedHeaders(Set.of("Retry-After", "WWW-Authenticate", REQUEST_ID))
         .maxAgeSeconds(600);
+  }
+
+  /**
+   * The caller's X-Request-Id (ingress-nginx sets one) or a new one, on the response and on the
+   * request log line. A value that is too long or has odd characters is replaced, not logged.
+   */
+  private void requestId(RoutingContext ctx) {
+    String given = ctx.request().getHeader(REQUEST_ID);
+    String id = given != null && SAFE_REQUEST_ID.matcher(given).matches() ? given : UUID.randomUUID().toString();
+    exchange(ctx).requestId(id);
+    ctx.response().putHeader(REQUEST_ID, id);
+    ctx.next();
   }
 
   private void authenticate(RoutingContext ctx) {

@@ -21,11 +21,13 @@ public final class RequestLog {
   private RequestLog() {}
 
   /**
-   * One request. {@code route} is the route template ("/v1/retrieve"), never the raw path;
+   * One request. {@code requestId} is the caller's X-Request-Id (or the one the service gave it), so
+   * a line can be matched with the ingress's access log. {@code route} is the route template ("/v1/retrieve"), never the raw path;
    * {@code code} is null on success; timings and count are null when the request never got there.
    */
   public record Entry(
       String queryId,
+      String requestId,
       String method,
       String route,
       int status,
@@ -48,6 +50,7 @@ public final class RequestLog {
     }
     Object[] fields = {
         kv("query_id", e.queryId()),
+        kv("request_id", e.requestId()),
         kv("method", e.method()),
         kv("route", e.route()),
         kv("status", e.status()),

@@ -14,7 +14,9 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -236,7 +238,33 @@ class ErrorContractTest {
         .sendJsonObject(new JsonObject().put("query", "nodes")));
     assertThat(actual.statusCode()).isEqualTo(200);
     assertThat(actual.getHeader("Access-Control-Allow-Origin")).isEqualTo("https://book.example.org");
-    assertThat(actual.getHeader("Access-Control-Expose-Headers")).contains("Retry-After");
+    assertThat(actual.getHeader("Access-Control-Expose-Headers")).contains("Retry-After", "X-Request-Id");
+  }
+
+  @Test
+  @DisplayName("X-Request-Id: the caller's is echoed (errors too); a missing or unsafe one is replaced by a new UUID")
+  void requestId(Vertx vertx) {
+    start(vertx, Map.of("RAG_API_KEYS", "key-one"));
+    JsonObject body = new JsonObject().put("query", "nodes");
+    HttpResponse<Buffer> ok = await(stack.client.post("/v1/retrieve").putHeader("Authorization", "Bearer key-one")
+        .putHeader("X-Request-Id", "ingress-4f2a9c").sendJsonObject(body));
+    assertThat(ok.statusCode()).isEqualTo(200);
+    assertThat(ok.getHeader("X-Request-Id")).isEqualTo("ingress-4f2a9c");
+
+    HttpResponse<Buffer> refused = await(stack.client.post("/v1/retrieve").putHeader("X-Request-Id", "ingress-77")
+        .sendJsonObject(body));
+    assertError(refused, 401, "UNAUTHORIZED");
+    assertThat(refused.getHeader("X-Request-Id")).isEqualTo("ingress-77");
+
+    String fresh = await(stack.client.post("/v1/retrieve").putHeader("Authorization", "Bearer key-one")
+        .sendJsonObject(body)).getHeader("X-Request-Id");
+    assertThat(UUID.fromString(fresh)).isNotNull();
+    for (String unsafe : List.of("has spaces in it", "x".repeat(129), "quote\"s")) {
+      String replaced = await(stack.client.post("/v1/retrieve").putHeader("Authorization", "Bearer key-one")
+          .putHeader("X-Request-Id", unsafe).sendJsonObject(body)).getHeader("X-Request-Id");
+      assertThat(replaced).isNotEqualTo(unsafe);
+      assertThat(UUID.fromString(replaced)).isNotNull();
+    }
   }
 
   private void awaitInFlight(int expected) {

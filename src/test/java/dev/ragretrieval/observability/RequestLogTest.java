@@ -38,12 +38,13 @@ class RequestLogTest {
   void jsonFields() {
     capture(LogFormat.JSON);
 
-    RequestLog.log(new RequestLog.Entry("q-1", "POST", "/v1/retrieve", 200, null, 41.73, 35.21, 4.14, 5, false, SECRET_QUERY));
+    RequestLog.log(new RequestLog.Entry("q-1", "req-7f3a", "POST", "/v1/retrieve", 200, null, 41.73, 35.21, 4.14, 5, false, SECRET_QUERY));
 
     JsonObject line = single();
     assertThat(line.getString("logger_name")).isEqualTo("rag.request");
     assertThat(line.getString("level")).isEqualTo("INFO");
     assertThat(line.getString("query_id")).isEqualTo("q-1");
+    assertThat(line.getString("request_id")).isEqualTo("req-7f3a");
     assertThat(line.getString("method")).isEqualTo("POST");
     assertThat(line.getString("route")).isEqualTo("/v1/retrieve");
     assertThat(line.getInteger("status")).isEqualTo(200);
@@ -63,7 +64,7 @@ class RequestLogTest {
   void errorFields() {
     capture(LogFormat.JSON);
 
-    RequestLog.log(new RequestLog.Entry(null, "POST", "/v1/retrieve", 400, ErrorCode.EMPTY_QUERY, 0.4, null, null, null, true, "  "));
+    RequestLog.log(new RequestLog.Entry(null, "req-8", "POST", "/v1/retrieve", 400, ErrorCode.EMPTY_QUERY, 0.4, null, null, null, true, "  "));
 
     JsonObject line = single();
     assertThat(line.getString("code")).isEqualTo("EMPTY_QUERY");
@@ -79,7 +80,7 @@ class RequestLogTest {
     capture(LogFormat.JSON);
     RequestLog.configure(true);
 
-    RequestLog.log(new RequestLog.Entry("q-2", "GET", "/v1/retrieve/stream", 200, null, 3, 1.0, 1.0, 0, true, "nodes\nFAKE LINE"));
+    RequestLog.log(new RequestLog.Entry("q-2", "req-9", "GET", "/v1/retrieve/stream", 200, null, 3, 1.0, 1.0, 0, true, "nodes\nFAKE LINE"));
 
     JsonObject line = single();
     assertThat(line.getString("query")).isEqualTo("nodes FAKE LINE");
@@ -90,11 +91,11 @@ class RequestLogTest {
   void plainLine() {
     capture(LogFormat.PLAIN);
 
-    RequestLog.log(new RequestLog.Entry("q-3", "POST", "/v1/context", 504, ErrorCode.TIMEOUT, 15000.04, 14990.0, null, null, false, SECRET_QUERY));
+    RequestLog.log(new RequestLog.Entry("q-3", "req-10", "POST", "/v1/context", 504, ErrorCode.TIMEOUT, 15000.04, 14990.0, null, null, false, SECRET_QUERY));
 
     String text = out.toString(StandardCharsets.UTF_8);
     assertThat(text.lines()).hasSize(1);
-    assertThat(text).contains("INFO", "rag.request", "query_id=q-3", "method=POST", "route=/v1/context", "status=504",
+    assertThat(text).contains("INFO", "rag.request", "query_id=q-3", "request_id=req-10", "method=POST", "route=/v1/context", "status=504",
         "code=TIMEOUT", "duration_ms=15000.0", "embed_ms=14990.0", "streamed=false");
     assertThat(text).doesNotContain("launch code").doesNotStartWith("{");
   }
