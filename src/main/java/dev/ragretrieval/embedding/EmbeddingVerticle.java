@@ -1,6 +1,6 @@
 package dev.ragretrieval.embedding;
 
-import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.AsyncCache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -13,8 +13,12 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * retry-after; {@link EmbeddingClient} turns them back into one.
  *
  * <p>Query vectors (SEARCH_QUERY) are kept in a bounded cache: chatbots ask the same questions
- * again and again, and each miss costs an upstream call. Document vectors are never cached:
+ * again and again, and each miss costs an upstream call. Identical questions that arrive together
+ * share one call. Document vectors are never cached:
  * ingestion embeds each text once.
  *
  * <p>The provider stays the deployer's: undeploying does not close it.
@@ -42,13 +47,13 @@ public final class EmbeddingVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddingVerticle.class);
 
   private final EmbeddingProvider provider;
-  private final Cache<String, float[]> queryCache;
+  private final AsyncCache<String, float[]> queryCache;
   private MessageConsumer<Object> consumer;
 
   /** {@code queryCacheSize} = query vectors kept; 0 = no cache. */
   public EmbeddingVerticle(EmbeddingProvider provider, int queryCacheSize) {
     this.provider = Objects.requireNonNull(provider, "provider");
-    this.queryCache = queryCacheSize > 0 ? Caffeine.newBuilder().maximumSize(queryCacheSize).build() : null;
+    this.queryCache = queryCacheSize > 0 ? Caffeine.newBuilder().maximumSize(queryCacheSize).buildAsync() : null;
   }
 
   /** Deploys one instance serving {@link #ADDRESS} (its start registers the codecs); returns the deployment id. */
@@ -88,36 +93,36 @@ public final class EmbeddingVerticle extends VerticleBase {
     });
   }
 
-  /** Answers cached query texts at once and sends only the others upstream. */
+  /**
+   * Answers cached query texts at once and sends only the others upstream, each once: a text that
+   * is already on its way (the same question from many users at the same moment) joins that call.
+   */
   Future<EmbedResponse> embedThroughCache(EmbedRequest request) {
     if (queryCache == null || request.inputType() != InputType.SEARCH_QUERY) {
       return embed(request);
     }
     List<String> texts = request.texts();
-    float[][] vectors = new float[texts.size()][];
-    List<String> missing = new ArrayList<>();
-    List<Integer> missingAt = new ArrayList<>();
-    for (int i = 0; i < texts.size(); i++) {
-      float[] hit = queryCache.getIfPresent(texts.get(i));
-      RagMetrics.get().cache("query_embedding", hit != null);
-      if (hit != null) {
-        vectors[i] = hit;
-      } else {
-        missing.add(texts.get(i));
-        missingAt.add(i);
-      }
+    for (String text : texts) {
+      RagMetrics.get().cache("query_embedding", queryCache.getIfPresent(text) != null);
     }
-    if (missing.isEmpty()) {
-      return Future.succeededFuture(new EmbedResponse(Arrays.asList(vectors), provider.model(), provider.dimension()));
-    }
-    return embed(new EmbedRequest(missing, request.inputType(), request.deadline())).map(fresh -> {
-      for (int j = 0; j < missing.size(); j++) {
-        float[] vector = fresh.vectors().get(j);
-        vectors[missingAt.get(j)] = vector;
-        queryCache.put(missing.get(j), vector);
-      }
-      return new EmbedResponse(Arrays.asList(vectors), provider.model(), provider.dimension());
+    // a failed load leaves the cache by itself, so the next request tries again
+    CompletableFuture<Map<String, float[]>> found = queryCache.getAll(texts, (missing, executor) -> {
+      List<String> fresh = List.copyOf(missing);
+      return embed(new EmbedRequest(fresh, request.inputType(), request.deadline()))
+          .map(response -> {
+            Map<String, float[]> loaded = new HashMap<>();
+            for (int i = 0; i < fresh.size(); i++) {
+              loaded.put(fresh.get(i), response.vectors().get(i));
+            }
+            return loaded;
+          })
+          .toCompletionStage().toCompletableFuture();
     });
+    return Future.fromCompletionStage(found, vertx.getOrCreateContext())
+        .recover(failure -> Future.failedFuture(
+            failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure))
+        .map(vectors -> new EmbedResponse(texts.stream().map(vectors::get).toList(), provider.model(),
+            provider.dimension()));
   }
 
   Future<EmbedResponse> embed(EmbedRequest request) {

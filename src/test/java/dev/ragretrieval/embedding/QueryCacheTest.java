@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigLoader;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.testing.CohereTestServer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
@@ -54,6 +58,52 @@ class QueryCacheTest {
                   .containsExactly(CohereTestServer.vectorFor("what is a topic", DIM));
               test.completeNow();
             })))));
+  }
+
+  @Test
+  @DisplayName("the same question asked five times at once goes upstream once; every asker gets its vector")
+  void concurrentSameQuestionSharesOneCall(Vertx vertx, VertxTestContext test) {
+    stack(vertx, 100).onComplete(test.succeeding(server -> {
+      // slow answers keep the first call open while the others arrive
+      server.delay(Duration.ofMillis(300));
+      List<Future<EmbedResponse>> asked = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        asked.add(embed(vertx, InputType.SEARCH_QUERY, "what is ROS 2"));
+      }
+      asked.add(embed(vertx, InputType.SEARCH_QUERY, "what is a topic"));
+      Future.all(asked).onComplete(test.succeeding(all -> test.verify(() -> {
+        assertThat(server.callCount()).isEqualTo(2);
+        for (int i = 0; i < 5; i++) {
+          assertThat(asked.get(i).result().vectors().get(0))
+              .containsExactly(CohereTestServer.vectorFor("what is ROS 2", DIM));
+        }
+        assertThat(asked.get(5).result().vectors().get(0))
+            .containsExactly(CohereTestServer.vectorFor("what is a topic", DIM));
+        test.completeNow();
+      })));
+    }));
+  }
+
+  @Test
+  @DisplayName("a shared call that fails fails every asker with its code, and is not cached: the next asker tries again")
+  void sharedFailureNotCached(Vertx vertx, VertxTestContext test) {
+    stack(vertx, 100).onComplete(test.succeeding(server -> {
+      server.delay(Duration.ofMillis(300));
+      server.failNext(1, 401, null);
+      List<Future<EmbedResponse>> asked = List.of(
+          embed(vertx, InputType.SEARCH_QUERY, "what is SLAM"), embed(vertx, InputType.SEARCH_QUERY, "what is SLAM"));
+      Future.join(asked)
+          .transform(done -> embed(vertx, InputType.SEARCH_QUERY, "what is SLAM"))
+          .onComplete(test.succeeding(again -> test.verify(() -> {
+            for (Future<EmbedResponse> failed : asked) {
+              assertThat(failed.failed()).isTrue();
+              assertThat(((ServiceException) failed.cause()).code()).isEqualTo(ErrorCode.UPSTREAM_ERROR);
+            }
+            assertThat(again.vectors().get(0)).containsExactly(CohereTestServer.vectorFor("what is SLAM", DIM));
+            assertThat(server.callCount()).isEqualTo(2);
+            test.completeNow();
+          })));
+    }));
   }
 
   @Test
