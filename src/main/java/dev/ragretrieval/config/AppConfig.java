@@ -95,6 +95,7 @@ public record AppConfig(
 
   public enum Provider { COHERE, LOCAL, OPENAI }
 
+  /** caCert: PEM CA certificate(s) an https embedding endpoint is checked against; empty = the JVM's trust store. */
   public record Embedding(
       Provider provider,
       Duration timeout,
@@ -105,7 +106,15 @@ public record AppConfig(
       OpenAi openai,
       Local local,
       int queryCacheSize,
-      Circuit circuit) {
+      Circuit circuit,
+      Optional<Path> caCert) {
+
+    /** With the JVM's trust store for https endpoints. */
+    public Embedding(Provider provider, Duration timeout, int maxAttempts, Duration initialBackoff,
+        Duration maxBackoff, Cohere cohere, OpenAi openai, Local local, int queryCacheSize, Circuit circuit) {
+      this(provider, timeout, maxAttempts, initialBackoff, maxBackoff, cohere, openai, local, queryCacheSize,
+          circuit, Optional.empty());
+    }
 
     /** With the default circuit breaker. */
     public Embedding(Provider provider, Duration timeout, int maxAttempts, Duration initialBackoff,

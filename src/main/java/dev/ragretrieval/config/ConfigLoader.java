@@ -70,6 +70,7 @@ public final class ConfigLoader {
     ENV_PATHS.put("OPENAI_EMBED_MODEL", "embedding.openai.model");
     ENV_PATHS.put("OPENAI_EMBED_DIMENSIONS", "embedding.openai.dimensions");
     ENV_PATHS.put("RAG_QUERY_CACHE_SIZE", "embedding.query_cache_size");
+    ENV_PATHS.put("EMBEDDING_CA_CERT", "embedding.ca_cert");
     ENV_PATHS.put("RAG_DATA_DIR", "store.data_dir");
     ENV_PATHS.put("RAG_LOAD_SAMPLE_BOOK", "store.load_sample_book");
     ENV_PATHS.put("RAG_LOG_LEVEL", "logging.level");
@@ -173,7 +174,8 @@ public final class ConfigLoader {
             intIn(local, "embedding.local.dimension", "dimension", 384, 1, 65536),
             intIn(local, "embedding.local.max_texts_per_call", "max_texts_per_call", 32, 1, 1024)),
         intIn(emb, "RAG_QUERY_CACHE_SIZE", "query_cache_size", Embedding.DEFAULT_QUERY_CACHE_SIZE, 0, 10_000_000),
-        circuit(emb, "embedding.circuit_breaker"));
+        circuit(emb, "embedding.circuit_breaker"),
+        caFile(emb, "EMBEDDING_CA_CERT"));
 
     String collection = str(qdrant, "collection", "textbook_chunks");
     checkCollectionName("QDRANT_COLLECTION", collection);
@@ -256,17 +258,21 @@ public final class ConfigLoader {
     return Map.copyOf(keys);
   }
 
-  /** Checked here so a wrong path stops start-up instead of failing every Qdrant call later. */
   private static Optional<Path> caCert(JsonObject qdrant, boolean tls) {
-    Optional<String> value = optionalStr(qdrant, "ca_cert");
-    if (value.isEmpty()) {
-      return Optional.empty();
-    }
-    if (!tls) {
+    if (!tls && optionalStr(qdrant, "ca_cert").isPresent()) {
       // a CA file with TLS off would silently send the api key in clear text
       throw new ConfigException("QDRANT_CA_CERT is set but QDRANT_TLS is false; set QDRANT_TLS=true");
     }
-    ConfigException unreadable = new ConfigException("QDRANT_CA_CERT '" + value.get() + "' is not a readable file");
+    return caFile(qdrant, "QDRANT_CA_CERT");
+  }
+
+  /** A file setting (key {@code ca_cert}); checked here so a wrong path stops start-up instead of failing every call later. */
+  private static Optional<Path> caFile(JsonObject json, String setting) {
+    Optional<String> value = optionalStr(json, "ca_cert");
+    if (value.isEmpty()) {
+      return Optional.empty();
+    }
+    ConfigException unreadable = new ConfigException(setting + " '" + value.get() + "' is not a readable file");
     Path path;
     try {
       path = Path.of(value.get());

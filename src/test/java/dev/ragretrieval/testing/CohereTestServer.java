@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -77,6 +78,7 @@ public final class CohereTestServer {
   private final Deque<Fault> faults = new ArrayDeque<>();
   private volatile Duration delay = Duration.ZERO;
   private HttpServer server;
+  private TestCertificate tls;
 
   private CohereTestServer(Vertx vertx, String apiKey, int dimension) {
     this.vertx = vertx;
@@ -86,11 +88,28 @@ public final class CohereTestServer {
 
   /** Starts a server that accepts {@code Authorization: Bearer <apiKey>} and answers vectors of {@code dimension}. */
   public static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension) {
+    return start(vertx, apiKey, dimension, null);
+  }
+
+  /**
+   * The same over https with a {@link TestCertificate} for {@code localhost}: use
+   * {@link #baseUrl()} (https://localhost:port) and trust {@link #certificatePem()}.
+   */
+  public static Future<CohereTestServer> startTls(Vertx vertx, String apiKey, int dimension) {
+    return TestCertificate.localhost(vertx).compose(cert -> start(vertx, apiKey, dimension, cert));
+  }
+
+  private static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, TestCertificate tls) {
     if (dimension < 1) {
       throw new IllegalArgumentException("dimension must be positive");
     }
     CohereTestServer test = new CohereTestServer(vertx, apiKey, dimension);
-    return vertx.createHttpServer()
+    test.tls = tls;
+    HttpServerOptions options = new HttpServerOptions();
+    if (tls != null) {
+      options.setSsl(true).setKeyCertOptions(tls.keyCertOptions());
+    }
+    return vertx.createHttpServer(options)
         .requestHandler(test::handle)
         .listen(0, "127.0.0.1")
         .map(listening -> {
@@ -99,13 +118,18 @@ public final class CohereTestServer {
         });
   }
 
+  /** The https server's certificate in PEM (it is its own CA); null for a plain http server. */
+  public String certificatePem() {
+    return tls == null ? null : tls.certificatePem();
+  }
+
   public int port() {
     return server.actualPort();
   }
 
-  /** {@code http://127.0.0.1:<port>}: use as COHERE_BASE_URL or OPENAI_BASE_URL. */
+  /** {@code http://127.0.0.1:<port>} (https://localhost:<port> with TLS): use as COHERE_BASE_URL or OPENAI_BASE_URL. */
   public String baseUrl() {
-    return "http://127.0.0.1:" + port();
+    return tls == null ? "http://127.0.0.1:" + port() : "https://localhost:" + port();
   }
 
   public String apiKey() {

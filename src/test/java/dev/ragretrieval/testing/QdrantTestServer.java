@@ -10,13 +10,11 @@ import io.qdrant.client.grpc.VxPointsGrpcService;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemKeyCertOptions;
-import io.vertx.core.net.SelfSignedCertificate;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.ServiceMethod;
 import io.vertx.grpc.server.GrpcServer;
@@ -25,8 +23,6 @@ import io.vertx.grpc.server.GrpcServerRequest;
 import io.vertx.grpc.server.GrpcServerResponse;
 import io.vertx.grpc.server.StatusException;
 import java.net.BindException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -135,22 +131,13 @@ public final class QdrantTestServer {
 
   /**
    * Listens on 127.0.0.1 (ephemeral port) with TLS and HTTP/2 over ALPN, as a self-hosted Qdrant
-   * behind a private CA does. The certificate is self-signed for {@code localhost}, so clients
-   * connect to host {@code localhost} and trust {@link #certificatePem()}. The generated files
-   * are read into memory and deleted at once: nothing is left behind.
+   * behind a private CA does, with a {@link TestCertificate} for {@code localhost}: clients connect
+   * to host {@code localhost} and trust {@link #certificatePem()}.
    */
   public static Future<QdrantTestServer> startTls(Vertx vertx, String requiredApiKey) {
-    return vertx.executeBlocking(() -> {
-      SelfSignedCertificate generated = SelfSignedCertificate.create("localhost");
-      try {
-        String cert = Files.readString(Path.of(generated.certificatePath()));
-        String key = Files.readString(Path.of(generated.privateKeyPath()));
-        return new QdrantTestServer(vertx, "127.0.0.1", requiredApiKey,
-            new PemKeyCertOptions().addCertValue(Buffer.buffer(cert)).addKeyValue(Buffer.buffer(key)), cert);
-      } finally {
-        generated.delete();
-      }
-    }).compose(server -> server.listen(0).map(server));
+    return TestCertificate.localhost(vertx)
+        .map(cert -> new QdrantTestServer(vertx, "127.0.0.1", requiredApiKey, cert.keyCertOptions(), cert.certificatePem()))
+        .compose(server -> server.listen(0).map(server));
   }
 
   /** The TLS server's certificate in PEM (it is its own CA); null for a plaintext server. */

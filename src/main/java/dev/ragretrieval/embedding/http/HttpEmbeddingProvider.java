@@ -14,6 +14,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -53,7 +54,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   /**
    * @param name metrics/retry label ("cohere", "openai")
    * @param displayName how messages name the upstream ("Cohere")
-   * @param url the full endpoint URL (http or https; https uses the JVM's trusted CAs)
+   * @param url the full endpoint URL (http or https; https trusts the JVM's CAs, or embedding.ca_cert)
    */
   protected HttpEmbeddingProvider(Vertx vertx, AppConfig.Embedding config, String name, String displayName,
       String url, Optional<String> apiKey, String model, int dimension, int maxTextsPerCall) {
@@ -65,9 +66,10 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     this.dimension = dimension;
     this.maxTextsPerCall = maxTextsPerCall;
     this.callTimeoutMillis = Math.max(1, config.timeout().toMillis());
-    this.client = WebClient.create(vertx,
-        new WebClientOptions().setUserAgent("rag-retrieval").setKeepAlive(true).setVerifyHost(true),
-        new PoolOptions().setHttp1MaxSize(32));
+    WebClientOptions options = new WebClientOptions().setUserAgent("rag-retrieval").setKeepAlive(true).setVerifyHost(true);
+    // a self-hosted endpoint behind a private CA; Cohere and OpenAI themselves need the JVM's store only
+    config.caCert().ifPresent(path -> options.setTrustOptions(new PemTrustOptions().addCertPath(path.toString())));
+    this.client = WebClient.create(vertx, options, new PoolOptions().setHttp1MaxSize(32));
     this.retry = new Retry(vertx,
         new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), name);
     this.circuit = new Circuit(vertx, name, displayName, config.circuit());
