@@ -12,6 +12,7 @@ import dev.ragretrieval.config.ConfigException;
 import java.util.ArrayList;
 import java.util.List;
 import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
  * Applies the {@code logging} section at start-up: level, line format and whether request logs
@@ -22,9 +23,6 @@ public final class Logging {
 
   /** Libraries that log a lot at INFO (connections, native library loading). */
   static final List<String> NOISY = List.of("io.netty", "io.grpc", "ai.djl", "ai.onnxruntime", "io.vertx.grpc");
-
-  // java.util.logging keeps loggers weakly: hold the ones we quieted (onnxruntime logs through JUL)
-  private static final List<java.util.logging.Logger> JUL_QUIETED = new ArrayList<>();
 
   private Logging() {}
 
@@ -38,7 +36,7 @@ public final class Logging {
     for (String name : NOISY) {
       context.getLogger(name).setLevel(Level.WARN);
     }
-    quietJul();
+    bridgeJul();
     encoders(context).forEach(encoder -> encoder.switchTo(config.format()));
     RequestLog.configure(config.logQueryText());
   }
@@ -79,13 +77,14 @@ public final class Logging {
     return found;
   }
 
-  private static synchronized void quietJul() {
-    if (JUL_QUIETED.isEmpty()) {
-      for (String name : List.of("ai.onnxruntime", "ai.djl")) {
-        java.util.logging.Logger jul = java.util.logging.Logger.getLogger(name);
-        jul.setLevel(java.util.logging.Level.WARNING);
-        JUL_QUIETED.add(jul);
-      }
+  /**
+   * Lucene and ONNX Runtime log through java.util.logging: route it to logback so their lines have
+   * our format and levels. logback.xml's LevelChangePropagator keeps JUL's levels in step.
+   */
+  private static synchronized void bridgeJul() {
+    if (!SLF4JBridgeHandler.isInstalled()) {
+      SLF4JBridgeHandler.removeHandlersForRootLogger();
+      SLF4JBridgeHandler.install();
     }
   }
 

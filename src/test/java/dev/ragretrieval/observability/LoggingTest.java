@@ -51,6 +51,24 @@ class LoggingTest {
   }
 
   @Test
+  @DisplayName("java.util.logging (Lucene, ONNX Runtime) comes out as our JSON lines, filtered by logback's levels")
+  void julJoinsOurLog() {
+    Logging.configure(new AppConfig.Logging("INFO", LogFormat.JSON, false));
+
+    String printed = stdoutOf(() -> {
+      java.util.logging.Logger lucene = java.util.logging.Logger.getLogger("org.apache.lucene.demo");
+      lucene.fine("below INFO: dropped");
+      lucene.warning("vector API not used");
+      java.util.logging.Logger.getLogger("ai.onnxruntime.demo").info("quiet library below WARN: dropped");
+    });
+
+    JsonObject line = new JsonObject(printed.strip());
+    assertThat(line.getString("message")).isEqualTo("vector API not used");
+    assertThat(line.getString("level")).isEqualTo("WARN");
+    assertThat(line.getString("logger_name")).isEqualTo("org.apache.lucene.demo");
+  }
+
+  @Test
   @DisplayName("format plain and level WARN switch the running console appender")
   void plainAndLevel() {
     Logging.configure(new AppConfig.Logging("WARN", LogFormat.PLAIN, false));
