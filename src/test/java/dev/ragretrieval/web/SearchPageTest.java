@@ -35,6 +35,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.OutputType;
@@ -151,6 +152,32 @@ class SearchPageTest {
     assertThat(browser.getCurrentUrl()).contains("q=What+is+a+ROS+2+node%3F", "top_k=5", "score_threshold=0");
 
     saveScreenshot("search-page.png");
+  }
+
+  @Test
+  @DisplayName("on a phone-sized screen (375 px wide) the page and its cards fit the width: nothing scrolls sideways")
+  void fitsAPhone() throws Exception {
+    Dimension desktop = browser.manage().window().getSize();
+    browser.manage().window().setSize(new Dimension(375, 812));
+    try {
+      enterApiKey(CLIENT_KEY);
+      browser.findElement(By.id("question")).sendKeys(QUESTION, Keys.ENTER);
+      awaitSearchEnd("done");
+      assertThat(cards()).isNotEmpty();
+      long viewport = ((Number) ((JavascriptExecutor) browser).executeScript(
+          "return document.documentElement.clientWidth")).longValue();
+      long page = ((Number) ((JavascriptExecutor) browser).executeScript(
+          "return document.documentElement.scrollWidth")).longValue();
+      assertThat(viewport).as("the viewport really is phone-sized").isLessThanOrEqualTo(400);
+      assertThat(page).as("page width at a %d px viewport", viewport).isLessThanOrEqualTo(viewport);
+      for (WebElement card : cards()) {
+        assertThat((long) card.getRect().getX() + card.getRect().getWidth()).as("right edge of a card")
+            .isLessThanOrEqualTo(viewport);
+      }
+      saveScreenshot("search-page-phone.png");
+    } finally {
+      browser.manage().window().setSize(desktop);
+    }
   }
 
   @Test
