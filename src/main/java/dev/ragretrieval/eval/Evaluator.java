@@ -1,5 +1,6 @@
 package dev.ragretrieval.eval;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.retrieval.RetrievalResult;
 import dev.ragretrieval.retrieval.RetrievalService;
 import dev.ragretrieval.retrieval.RetrievedChunk;
@@ -40,7 +41,7 @@ public final class Evaluator {
     if (collection != null) {
       body.put("collection", collection);
     }
-    long deadline = System.currentTimeMillis() + 60_000;
+    Deadline deadline = Deadline.in(java.time.Duration.ofMinutes(1));
     return service.validate(body)
         .compose(request -> service.retrieve(request, UUID.randomUUID().toString(), deadline))
         .map(result -> outcome(testCase, result));
