@@ -6,6 +6,7 @@ import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.observability.RequestLog;
 import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievalResult;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
@@ -95,6 +96,15 @@ final class Exchange {
   }
 
   void json(int status, JsonObject body) {
+    json(status, body.toBuffer());
+  }
+
+  /** A body already encoded (by {@link ResultJson#encode}). */
+  void json(Buffer body) {
+    json(200, body);
+  }
+
+  private void json(int status, Buffer body) {
     if (finished()) {
       return;
     }
@@ -102,7 +112,7 @@ final class Exchange {
     ctx.response()
         .setStatusCode(status)
         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-        .end(body.encode());
+        .end(body);
   }
 
   /** Before the first event an HTTP error; after it an {@code error} event that ends the stream. */
@@ -167,6 +177,41 @@ final class Exchange {
     write(name, stream == StreamFormat.NDJSON
         ? ResultJson.event(name, index, data)
         : new JsonObject().put("index", index).put("data", data));
+  }
+
+  /**
+   * Events that are ready together, framed into one buffer and sent in one write: a stream's
+   * chunks, context and done cost one write, not one each. {@link Events#send} sends them.
+   */
+  Events events() {
+    return new Events();
+  }
+
+  final class Events {
+    private final ResultJson.Output out = new ResultJson.Output(4096);
+
+    /** The same frame {@link #event(String, JsonObject)} writes, with the data written by {@code data}. */
+    Events add(String name, ResultJson.Shape data) {
+      if (stream == StreamFormat.SSE) {
+        out.raw("event: " + name + "\ndata: ").write(data).raw("\n\n");
+      } else {
+        out.write(json -> {
+          json.writeStartObject();
+          json.writeStringField("event", name);
+          json.writeFieldName("data");
+          data.write(json);
+          json.writeEndObject();
+        }).raw("\n");
+      }
+      return this;
+    }
+
+    void send() {
+      if (finished() || !streaming()) {
+        return;
+      }
+      ctx.response().write(out.buffer());
+    }
   }
 
   void end() {

@@ -6,7 +6,9 @@ import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RequestLog;
 import dev.ragretrieval.retrieval.RequestParser;
+import dev.ragretrieval.retrieval.AssembledContext;
 import dev.ragretrieval.retrieval.ResultJson;
+import dev.ragretrieval.retrieval.RetrievedChunk;
 import dev.ragretrieval.retrieval.RetrievalRequest;
 import dev.ragretrieval.retrieval.RetrievalResult;
 import dev.ragretrieval.retrieval.RetrievalService;
@@ -222,8 +224,11 @@ public final class HttpVerticle extends VerticleBase {
         .onSuccess(request -> {
           exchange.query(request.query());
           if (format == StreamFormat.JSON) {
-            answer(exchange, service.retrieve(request, exchange.queryId(), deadline(ctx))
-                .map(exchange::record).map(ResultJson::result));
+            service.retrieve(request, exchange.queryId(), deadline(ctx))
+                .map(exchange::record)
+                .map(result -> ResultJson.encode(json -> ResultJson.result(json, result)))
+                .onSuccess(exchange::json)
+                .onFailure(exchange::fail);
           } else {
             stream(exchange, format, request, deadline(ctx));
           }
@@ -244,18 +249,25 @@ public final class HttpVerticle extends VerticleBase {
     stream(exchange, StreamFormat.SSE, request, deadline(ctx));
   }
 
-  /** meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event. */
+  /**
+   * meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error
+   * event. Two writes: meta at once, everything else together once the search has answered.
+   */
   private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
     exchange.startStream(format);
-    exchange.event("meta", ResultJson.meta(exchange.queryId(), request));
+    exchange.events().add("meta", json -> ResultJson.meta(json, exchange.queryId(), request)).send();
     service.retrieve(request, exchange.queryId(), deadline)
         .map(exchange::record)
         .onSuccess(result -> {
-          result.results().forEach(chunk -> exchange.event("chunk", ResultJson.chunk(chunk)));
-          if (request.includeContext()) {
-            exchange.event("context", ResultJson.context(service.assemble(result)));
+          Exchange.Events events = exchange.events();
+          for (RetrievedChunk chunk : result.results()) {
+            events.add("chunk", json -> ResultJson.chunk(json, chunk));
           }
-          exchange.event("done", ResultJson.done(result));
+          if (request.includeContext()) {
+            AssembledContext context = service.assemble(result);
+            events.add("context", json -> ResultJson.context(json, context));
+          }
+          events.add("done", json -> ResultJson.done(json, result)).send();
           exchange.end();
         })
         .onFailure(exchange::fail);
@@ -267,10 +279,12 @@ public final class HttpVerticle extends VerticleBase {
         .compose(service::validate)
         .onSuccess(request -> {
           exchange.query(request.query());
-          answer(exchange, service.retrieve(request, exchange.queryId(), deadline(ctx))
+          service.retrieve(request, exchange.queryId(), deadline(ctx))
               .map(exchange::record)
               .map(service::assemble)
-              .map(ResultJson::context));
+              .map(context -> ResultJson.encode(json -> ResultJson.context(json, context)))
+              .onSuccess(exchange::json)
+              .onFailure(exchange::fail);
         })
         .onFailure(exchange::fail);
   }
