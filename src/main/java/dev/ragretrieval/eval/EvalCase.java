@@ -50,12 +50,8 @@ public record EvalCase(String testId, String query, List<Expected> expected, Str
     try {
       if (text.startsWith("[")) {
         addAll(objects, new JsonArray(text));
-      } else if (text.startsWith("{") && isOneObject(text)) {
-        Object tests = new JsonObject(text).getValue("tests");
-        if (!(tests instanceof JsonArray array)) {
-          throw invalid("a JSON object file must hold a \"tests\" array");
-        }
-        addAll(objects, array);
+      } else if (envelope(text) != null) {
+        addAll(objects, envelope(text));
       } else {
         int line = 0;
         for (String raw : text.split("\\R")) {
@@ -99,12 +95,15 @@ public record EvalCase(String testId, String query, List<Expected> expected, Str
         criteria(testId, object.getValue("success_criteria")), firstString(object, "executed_at"));
   }
 
-  private static boolean isOneObject(String text) {
+  /** The "tests" array of a file that is one JSON object holding one; else null (JSON lines). */
+  private static JsonArray envelope(String text) {
+    if (!text.startsWith("{")) {
+      return null;
+    }
     try {
-      new JsonObject(text);
-      return true;
+      return new JsonObject(text).getValue("tests") instanceof JsonArray tests ? tests : null;
     } catch (DecodeException e) {
-      return false;
+      return null;
     }
   }
 
