@@ -3,6 +3,7 @@ package dev.ragretrieval.embedding.openai;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.embedding.http.HttpEmbeddingProvider;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -18,10 +19,10 @@ import java.util.List;
  */
 public final class OpenAiProvider extends HttpEmbeddingProvider {
 
-  public OpenAiProvider(Vertx vertx, AppConfig.Embedding config) {
+  public OpenAiProvider(Vertx vertx, AppConfig.Embedding config, RagMetrics metrics) {
     super(vertx, config, "openai", "the OpenAI-compatible embedding API",
         join(config.openai().baseUrl(), "/v1/embeddings"), config.openai().apiKey(),
-        config.openai().model(), config.openai().dimensions(), config.openai().maxTextsPerCall());
+        config.openai().model(), config.openai().dimensions(), config.openai().maxTextsPerCall(), metrics);
   }
 
   @Override
