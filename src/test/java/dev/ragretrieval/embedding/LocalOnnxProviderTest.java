@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.local.LocalOnnxProvider;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
@@ -20,13 +21,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(VertxExtension.class)
 class LocalOnnxProviderTest {
 
-  private static final AppConfig.Local CONFIG = new AppConfig.Local("bge-small-en-v1.5-q", 384, 32);
+  private static final AppConfig.Embedding CONFIG = EmbeddingTestConfigs.local(32);
 
   @Test
   @Timeout(value = 3, timeUnit = TimeUnit.MINUTES)
   @DisplayName("bge-small gives 384-dimensional unit vectors and ranks a paraphrase above an unrelated sentence")
   void embedsSemantically(Vertx vertx, VertxTestContext test) {
-    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG);
+    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG, RagMetrics.detached());
     List<String> texts = List.of(
         "ROS 2 nodes communicate over topics",
         "Nodes in ROS 2 exchange messages through topics",
@@ -50,7 +51,7 @@ class LocalOnnxProviderTest {
   @Timeout(value = 3, timeUnit = TimeUnit.MINUTES)
   @DisplayName("queries carry bge's instruction prefix: a query vector differs from the same text as a document and is closer to its answer")
   void queriesUseInstruction(Vertx vertx, VertxTestContext test) {
-    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG);
+    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG, RagMetrics.detached());
     String question = "How do ROS 2 nodes talk to each other?";
     local.embed(List.of(question), InputType.SEARCH_QUERY, in(Duration.ofMinutes(2)))
         .compose(query -> local.embed(

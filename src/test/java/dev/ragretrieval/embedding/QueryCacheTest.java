@@ -33,7 +33,7 @@ class QueryCacheTest {
       AppConfig config = ConfigLoader.fromJson(new JsonObject(), Map.of(
           "EMBEDDING_PROVIDER", "cohere", "COHERE_API_KEY", KEY, "COHERE_BASE_URL", server.baseUrl(),
           "COHERE_EMBED_DIMENSION", String.valueOf(DIM)));
-      return EmbeddingVerticle.deploy(vertx, EmbeddingProviders.create(vertx, config.embedding()), cacheSize)
+      return EmbeddingVerticle.deploy(vertx, EmbeddingProviders.create(vertx, config.embedding(), dev.ragretrieval.observability.RagMetrics.detached()), cacheSize)
           .map(id -> server);
     });
   }

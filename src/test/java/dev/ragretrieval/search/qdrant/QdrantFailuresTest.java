@@ -215,7 +215,7 @@ class QdrantFailuresTest {
     QdrantTestServer qdrant = server(vertx, null);
     AppConfig.Qdrant tls = new AppConfig.Qdrant(Optional.of("127.0.0.1"), qdrant.port(), Optional.of(KEY), true,
         "docs", Set.of(), Duration.ofSeconds(3), 1);
-    QdrantVectorStore store = new QdrantVectorStore(vertx, tls);
+    QdrantVectorStore store = new QdrantVectorStore(vertx, tls, dev.ragretrieval.observability.RagMetrics.detached());
     stores.add(store);
 
     ServiceException error = failure(store.search(search(1.0f)));
@@ -235,7 +235,7 @@ class QdrantFailuresTest {
 
   private QdrantVectorStore store(Vertx vertx, QdrantTestServer qdrant, String key, int attempts) {
     QdrantVectorStore store = new QdrantVectorStore(vertx, config("127.0.0.1", qdrant.port(), key, attempts),
-        new Retry.Policy(attempts, Duration.ofMillis(20), Duration.ofMillis(200)), HostResolver.SYSTEM);
+        new Retry.Policy(attempts, Duration.ofMillis(20), Duration.ofMillis(200)), HostResolver.SYSTEM, dev.ragretrieval.observability.RagMetrics.detached());
     stores.add(store);
     return store;
   }
