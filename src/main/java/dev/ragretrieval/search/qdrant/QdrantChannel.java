@@ -16,6 +16,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One unary gRPC call to Qdrant: picks a server, sends the api key as metadata, bounds the call
@@ -27,6 +29,8 @@ final class QdrantChannel {
 
   /** Qdrant answers with whole payloads; gRPC's 256 KiB default is too small for a batch. */
   private static final long MAX_MESSAGE_BYTES = 64L * 1024 * 1024;
+
+  private static final Logger LOG = LoggerFactory.getLogger(QdrantChannel.class);
 
   private final GrpcClient client;
   private final QdrantEndpoints endpoints;
@@ -68,6 +72,11 @@ final class QdrantChannel {
           ServiceException error = QdrantErrors.fromTransport(failure, System.currentTimeMillis() >= callDeadline);
           if (error.code() == ErrorCode.CONNECTION_ERROR) {
             endpoints.connectionFailed();
+          }
+          if (error.getMessage().equals(QdrantErrors.CLOSED_MID_CALL)) {
+            // one line per closed call: under a graceful stop many calls end this way at once
+            LOG.warn("Qdrant closed a {} call mid-way (stream reset, gRPC CANCELLED); it is sent again while attempts and time are left",
+                method.methodName());
           }
           return Future.failedFuture(error);
         });
