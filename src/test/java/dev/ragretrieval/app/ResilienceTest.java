@@ -99,6 +99,28 @@ class ResilienceTest {
   }
 
   @Test
+  @DisplayName("the embedding provider's circuit open: readiness is DOWN naming the embedder, and UP again once it closes")
+  void embedderCircuitInReadiness(Vertx vertx) {
+    stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "2000"), new JsonObject().put("embedding",
+        new JsonObject().put("circuit_breaker", new JsonObject().put("failures", 3).put("open_ms", 3000))), null));
+    assertThat(ready().statusCode()).isEqualTo(200);
+    stack.cohere.failNext(6, 500, null);
+    for (int i = 0; i < 3; i++) {
+      assertThat(retrieve("new question " + i).statusCode()).isEqualTo(502);
+    }
+
+    HttpResponse<Buffer> down = ready();
+    assertThat(down.statusCode()).isEqualTo(503);
+    assertThat(down.bodyAsJsonObject().getString("reason")).contains("embedding provider").contains("circuit open");
+    assertThat(down.bodyAsJsonObject().getJsonArray("checks").stream().map(JsonObject.class::cast)
+        .filter(check -> check.getString("name").equals("embedder")).findFirst().orElseThrow().getString("status"))
+        .isEqualTo("DOWN");
+
+    eventually(() -> retrieve("ROS 2 nodes").statusCode() == 200);
+    assertThat(ready().statusCode()).isEqualTo(200);
+  }
+
+  @Test
   @DisplayName("readiness is DOWN with the reason when the collection is missing or its vector size differs")
   void readinessReasons(Vertx vertx) {
     stack = await(TestStack.start(vertx, Map.of("QDRANT_COLLECTION", "missing_collection", "RAG_SHUTDOWN_GRACE_MS", "2000")));
