@@ -70,6 +70,14 @@ public final class RagMetrics {
         .description("Texts sent to the embedding provider (retries included)").register(registry).increment(inputs);
   }
 
+  /** One run of the local model over {@code texts} waiting texts (its count = model runs). */
+  public void localModelRun(int texts) {
+    DistributionSummary.builder("rag_local_embedding_batch_texts")
+        .description("Texts embedded together in one run of the local model")
+        .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64, 128)
+        .register(registry).record(texts);
+  }
+
   /** An upstream answered 429 (or Qdrant's RESOURCE_EXHAUSTED). */
   public void rateLimited(String upstream) {
     Counter.builder("rag_upstream_rate_limited_total").tags("upstream", upstream)

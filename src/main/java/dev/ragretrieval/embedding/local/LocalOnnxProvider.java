@@ -51,6 +51,7 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
   private final int batchSize;
   private final WorkerExecutor workers;
   private final Upstream upstream;
+  private final RagMetrics metrics;
   /** Calls waiting for the model, oldest first; guarded by {@code this}. */
   private final Deque<Waiting> waiting = new ArrayDeque<>();
   /** Whether a run of the model is under way; guarded by {@code this}. */
@@ -74,6 +75,7 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
     }
     // one run at a time (ONNX Runtime spreads a run over the cores itself); a second thread loads the model
     this.workers = vertx.createSharedWorkerExecutor("rag-local-embedding", 2, 5, TimeUnit.MINUTES);
+    this.metrics = metrics;
     this.upstream = Upstream.inProcess(vertx, metrics, Upstream.Kind.EMBEDDING, "local", "the local model",
         config.timeout());
   }
@@ -133,6 +135,7 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
         batch.add(next);
       }
       running = true;
+      metrics.localModelRun(texts);
     }
     load().compose(embedder -> workers.executeBlocking(() -> run(embedder, batch), false))
         .onComplete(done -> {
