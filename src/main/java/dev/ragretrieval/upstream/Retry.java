@@ -72,7 +72,10 @@ public final class Retry {
       }
       boolean last = number >= policy.maxAttempts() || !retryable.test(error) || error.code() == ErrorCode.TIMEOUT
           || error.code() == ErrorCode.INTERNAL;
-      long wait = last ? 0 : backoffMillis(number, error.retryAfterSeconds());
+      // a rate limit's Retry-After is the server's own wish; a 503's is advice for clients (a call
+      // Qdrant closed mid-way goes out again at once, on a fresh connection)
+      long wait = last ? 0 : backoffMillis(number,
+          error.code() == ErrorCode.RATE_LIMIT ? error.retryAfterSeconds() : null);
       // a wait that would outlive the request ends it with what the upstream said
       if (last || now + wait >= deadline.epochMillis()) {
         metrics.upstreamFailure(upstream, error.code());
