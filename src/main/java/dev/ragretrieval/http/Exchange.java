@@ -12,6 +12,8 @@ import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request's answer, written exactly once: a JSON body, an HTTP error, or a stream of events
@@ -21,9 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Exchange {
 
   private static final String KEY = "rag.exchange";
+  private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
 
   private final RoutingContext ctx;
   private final String route;
+  private final RagMetrics metrics;
   private final long startedNanos = System.nanoTime();
   private String queryId;
   private String requestId;
@@ -33,16 +37,17 @@ final class Exchange {
   private ErrorCode code;
   private RetrievalResult result;
 
-  private Exchange(RoutingContext ctx, String route) {
+  private Exchange(RoutingContext ctx, String route, RagMetrics metrics) {
     this.ctx = ctx;
     this.route = route;
+    this.metrics = metrics;
   }
 
   /** The request's exchange, created on first use. {@code route} labels error metrics. */
-  static Exchange of(RoutingContext ctx, String route) {
+  static Exchange of(RoutingContext ctx, String route, RagMetrics metrics) {
     Exchange exchange = ctx.get(KEY);
     if (exchange == null) {
-      exchange = new Exchange(ctx, route);
+      exchange = new Exchange(ctx, route, metrics);
       ctx.put(KEY, exchange);
     }
     return exchange;
@@ -127,7 +132,11 @@ final class Exchange {
       return;
     }
     code = error.code();
-    RagMetrics.get().error(route, error.code());
+    if (code == ErrorCode.INTERNAL) {
+      // the one place a bug of ours is logged, with its stack trace; the client sees "internal error"
+      LOG.error("request {} failed with an internal error", requestId, error.getCause() == null ? error : error.getCause());
+    }
+    metrics.error(route, error.code());
     if (streaming()) {
       event("error", ResultJson.errorObject(error, queryId));
       end();
@@ -157,7 +166,7 @@ final class Exchange {
     stream = format;
     // the gauge must come down exactly once, whether the stream ends or the client leaves, and
     // on the same instance it went up on
-    AtomicInteger openStreams = RagMetrics.get().openStreams();
+    AtomicInteger openStreams = metrics.openStreams();
     openStreams.incrementAndGet();
     ctx.addEndHandler(done -> openStreams.decrementAndGet());
     ctx.response()

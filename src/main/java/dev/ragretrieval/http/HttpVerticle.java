@@ -4,6 +4,7 @@ import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.observability.RequestLog;
 import dev.ragretrieval.retrieval.RequestParser;
 import dev.ragretrieval.retrieval.AssembledContext;
@@ -38,8 +39,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP face of the service (API.md sections 4 to 8). Handlers only compose the
@@ -47,7 +46,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpVerticle extends VerticleBase {
 
-  private static final Logger LOG = LoggerFactory.getLogger(HttpVerticle.class);
   private static final String DEADLINE = "rag.deadline";
   private static final Pattern CONTROL_CHARS = Pattern.compile("\\p{Cntrl}");
   private static final String REQUEST_ID = "X-Request-Id";
@@ -71,6 +69,7 @@ public final class HttpVerticle extends VerticleBase {
   private final Readiness readiness;
   private final RequestGate gate;
   private final Handler<RoutingContext> metricsHandler;
+  private final RagMetrics metrics;
   private final ApiKeyAuth auth;
   private HttpServer server;
   private HttpEdge edge;
@@ -78,7 +77,8 @@ public final class HttpVerticle extends VerticleBase {
 
   /** {@code metricsHandler} may be null: /metrics is then 404. */
   public HttpVerticle(AppConfig config, RetrievalService service, Readiness readiness, RequestGate gate,
-      Handler<RoutingContext> metricsHandler) {
+      RagMetrics metrics, Handler<RoutingContext> metricsHandler) {
+    this.metrics = metrics;
     this.config = config;
     this.service = service;
     this.parser = service.parser();
@@ -93,7 +93,7 @@ public final class HttpVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> classpathResource("openapi.yaml"))
         .compose(spec -> {
           openApi = spec;
-          edge = new HttpEdge(vertx, config.http());
+          edge = new HttpEdge(vertx, config.http(), metrics);
           server = vertx.createHttpServer(edge.options());
           return edge.install(server, router()).listen();
         });
@@ -447,15 +447,15 @@ public final class HttpVerticle extends VerticleBase {
     } else if (status == 404) {
       notFound(ctx);
     } else {
-      LOG.error("unexpected failure on {} {}", ctx.request().method(), routeLabel(ctx), failure);
+      // INTERNAL: the exchange logs it with its stack trace and the request id
       exchange(ctx).fail(ServiceException.from(failure));
     }
   }
 
   // --- helpers ---
 
-  private static Exchange exchange(RoutingContext ctx) {
-    return Exchange.of(ctx, routeLabel(ctx));
+  private Exchange exchange(RoutingContext ctx) {
+    return Exchange.of(ctx, routeLabel(ctx), metrics);
   }
 
   /** A route template for labels and logs: raw paths would make unbounded label values. */

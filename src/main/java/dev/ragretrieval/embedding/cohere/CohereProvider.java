@@ -5,6 +5,7 @@ import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.embedding.http.HttpEmbeddingProvider;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -19,10 +20,10 @@ import java.util.List;
  */
 public final class CohereProvider extends HttpEmbeddingProvider {
 
-  public CohereProvider(Vertx vertx, AppConfig.Embedding config) {
+  public CohereProvider(Vertx vertx, AppConfig.Embedding config, RagMetrics metrics) {
     super(vertx, config, "cohere", "Cohere", join(config.cohere().baseUrl(), "/v2/embed"),
         config.cohere().apiKey(), config.cohere().model(), config.cohere().dimension(),
-        config.cohere().maxTextsPerCall());
+        config.cohere().maxTextsPerCall(), metrics);
   }
 
   @Override

@@ -7,12 +7,13 @@ import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
-import dev.ragretrieval.upstream.Circuit;
 import dev.ragretrieval.upstream.Retry;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.ragretrieval.upstream.Upstream;
+import io.vertx.circuitbreaker.CircuitBreakerState;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -29,7 +30,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An embedding API reached over HTTP with a JSON body and a bearer key (Cohere, OpenAI-compatible).
- * Owns what they share: per-call timeout (never beyond the deadline), retries of 429, 5xx and
- * connection failures, mapping of every failure to a client-safe {@link ServiceException}, count
- * and size checks of the answer, and metrics. Subclasses only build the body and read the answer.
+ * Owns the HTTP mapping they share: status codes and transport failures to client-safe
+ * {@link ServiceException}s, count and size checks of the answer. Circuit, retries of 429, 5xx and
+ * connection failures, the per-call budget and metrics are the {@link Upstream} seam's.
+ * Subclasses only build the body and read the answer.
  */
 public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
 
@@ -55,10 +56,8 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   private final String model;
   private final int dimension;
   private final int maxTextsPerCall;
-  private final long callTimeoutMillis;
   private final WebClient client;
-  private final Retry retry;
-  private final Circuit circuit;
+  private final Upstream upstream;
 
   /**
    * @param name metrics/retry label ("cohere", "openai")
@@ -66,7 +65,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
    * @param url the full endpoint URL (http or https; https trusts the JVM's CAs, or embedding.ca_cert)
    */
   protected HttpEmbeddingProvider(Vertx vertx, AppConfig.Embedding config, String name, String displayName,
-      String url, Optional<String> apiKey, String model, int dimension, int maxTextsPerCall) {
+      String url, Optional<String> apiKey, String model, int dimension, int maxTextsPerCall, RagMetrics metrics) {
     this.name = name;
     this.displayName = displayName;
     this.url = url;
@@ -74,14 +73,13 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     this.model = model;
     this.dimension = dimension;
     this.maxTextsPerCall = maxTextsPerCall;
-    this.callTimeoutMillis = Math.max(1, config.timeout().toMillis());
     WebClientOptions options = new WebClientOptions().setUserAgent("rag-retrieval").setKeepAlive(true).setVerifyHost(true);
     // a self-hosted endpoint behind a private CA; Cohere and OpenAI themselves need the JVM's store only
     config.caCert().ifPresent(path -> options.setTrustOptions(new PemTrustOptions().addCertPath(path.toString())));
     this.client = WebClient.create(vertx, options, new PoolOptions().setHttp1MaxSize(32));
-    this.retry = new Retry(vertx,
-        new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), name);
-    this.circuit = new Circuit(vertx, name, displayName, config.circuit());
+    this.upstream = new Upstream(vertx, metrics, Upstream.Kind.EMBEDDING, name, displayName,
+        new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), config.circuit(),
+        config.timeout());
   }
 
   /** Joins a configured base URL (with or without a trailing slash) and a path. */
@@ -123,32 +121,31 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
       return Future.succeededFuture(List.of());
     }
     // a bad key, bad JSON or a wrong size fail as permanent: another attempt would not mend them
-    return circuit.call(() -> retry.call(() -> attempt(texts, inputType, deadline), deadline));
+    return upstream.call("embed", texts.size(), deadline, budget -> attempt(texts, inputType, budget));
+  }
+
+  @Override
+  public boolean circuitOpen() {
+    return upstream.state() == CircuitBreakerState.OPEN;
   }
 
   @Override
   public Future<Void> close() {
-    circuit.close();
+    upstream.close();
     client.close();
     return Future.succeededFuture();
   }
 
-  private Future<List<float[]>> attempt(List<String> texts, InputType inputType, Deadline deadline) {
-    long left = deadline.remainingMillis();
-    if (left <= 0) {
-      return Future.failedFuture(deadline.timeout(displayName));
-    }
-    long timeout = Math.min(callTimeoutMillis, left);
-    long started = System.nanoTime();
+  private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long budget) {
     HttpRequest<Buffer> request = client.postAbs(url)
-        .timeout(timeout)
+        .timeout(budget)
         .putHeader("Content-Type", "application/json")
         .putHeader("Accept", "application/json");
     apiKey.ifPresent(request::bearerTokenAuthentication);
-    Future<List<float[]>> result = request.sendBuffer(requestBody(texts, inputType).toBuffer())
+    return request.sendBuffer(requestBody(texts, inputType).toBuffer())
         .transform(sent -> {
           if (sent.failed()) {
-            return Future.failedFuture(transportFailure(sent.cause(), timeout, left, deadline));
+            return Future.failedFuture(transportFailure(sent.cause()));
           }
           try {
             return Future.succeededFuture(answer(sent.result(), texts.size()));
@@ -156,9 +153,6 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
             return Future.failedFuture(e);
           }
         });
-    return result.onComplete(done -> RagMetrics.get().embedding(name,
-        Duration.ofNanos(System.nanoTime() - started), texts.size(),
-        done.succeeded() ? "success" : ServiceException.from(done.cause()).code().name().toLowerCase(Locale.ROOT)));
   }
 
   private List<float[]> answer(HttpResponse<Buffer> response, int expected) {
@@ -223,10 +217,10 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     }
   }
 
-  private ServiceException transportFailure(Throwable cause, long timeout, long left, Deadline deadline) {
+  /** A timeout is left to the seam, which knows whether the deadline or the per-call budget ran out. */
+  private Throwable transportFailure(Throwable cause) {
     if (cause instanceof TimeoutException) {
-      return timeout >= left ? deadline.timeout(displayName)
-          : new ServiceException(ErrorCode.TIMEOUT, displayName + " did not answer within " + timeout + " ms");
+      return cause;
     }
     // refused, reset, DNS, TLS handshake, closed mid-answer: the request never completed
     LOG.debug("{} call failed: {}", name, cause.toString());

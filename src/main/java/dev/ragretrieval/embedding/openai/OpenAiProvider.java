@@ -5,6 +5,7 @@ import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.embedding.http.HttpEmbeddingProvider;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -21,10 +22,10 @@ import java.util.List;
  */
 public final class OpenAiProvider extends HttpEmbeddingProvider {
 
-  public OpenAiProvider(Vertx vertx, AppConfig.Embedding config) {
+  public OpenAiProvider(Vertx vertx, AppConfig.Embedding config, RagMetrics metrics) {
     super(vertx, config, "openai", "the OpenAI-compatible embedding API",
         join(config.openai().baseUrl(), "/v1/embeddings"), config.openai().apiKey(),
-        config.openai().model(), config.openai().dimensions(), config.openai().maxTextsPerCall());
+        config.openai().model(), config.openai().dimensions(), config.openai().maxTextsPerCall(), metrics);
   }
 
   @Override
