@@ -37,6 +37,7 @@ public final class Application {
   private EmbeddingProvider provider;
   private String embeddingDeployment;
   private VectorStore store;
+  private java.util.Optional<dev.ragretrieval.rerank.Reranker> reranker = java.util.Optional.empty();
   private EmbeddingClient embeddings;
   private HttpVerticle http;
   private String httpDeployment;
@@ -179,7 +180,10 @@ public final class Application {
   }
 
   private Future<Void> startHttp(Handler<RoutingContext> metricsHandler) {
-    RetrievalService service = new RetrievalService(embeddings, store, config);
+    reranker = dev.ragretrieval.rerank.Rerankers.create(vertx, config);
+    reranker.ifPresent(r -> LOG.info("rerank: {} over the first {}x top_k candidates", r.model(),
+        config.retrieval().rerank().candidatesPerResult()));
+    RetrievalService service = new RetrievalService(embeddings, store, config, reranker);
     readiness = new Readiness(store, config);
     readiness.startingUp("preparing collection '" + config.qdrant().collection() + "' (loading the sample book if it is empty)");
     http = new HttpVerticle(config, service, readiness, gate, metricsHandler);
@@ -197,6 +201,7 @@ public final class Application {
   private Future<Void> stopAll() {
     return undeploy(httpDeployment)
         .compose(v -> undeploy(embeddingDeployment))
+        .compose(v -> reranker.isEmpty() ? Future.succeededFuture() : quietly("closing the reranker", reranker.get()::close))
         .compose(v -> store == null ? Future.succeededFuture() : quietly("closing the vector store", store::close))
         .compose(v -> provider == null ? Future.succeededFuture()
             : quietly("closing the embedding provider", provider::close));

@@ -244,8 +244,18 @@ public final class HttpVerticle extends VerticleBase {
     stream(exchange, StreamFormat.SSE, request, deadline(ctx));
   }
 
-  /** meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event. */
-  private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
+  /**
+   * meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event.
+   * The search is planned first, so meta tells the search mode really used; a failure there is
+   * still an ordinary error response.
+   */
+  private void stream(Exchange exchange, StreamFormat format, RetrievalRequest unplanned, Deadline deadline) {
+    service.plan(unplanned, deadline)
+        .onSuccess(request -> streamPlanned(exchange, format, request, deadline))
+        .onFailure(exchange::fail);
+  }
+
+  private void streamPlanned(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
     exchange.startStream(format);
     exchange.event("meta", ResultJson.meta(exchange.queryId(), request));
     service.retrieve(request, exchange.queryId(), deadline)

@@ -41,6 +41,9 @@ public final class ResultJson {
     if (chunk.truncated()) {
       json.put("truncated", true);
     }
+    if (chunk.relevanceScore() != null) {
+      json.put("relevance_score", chunk.relevanceScore());
+    }
     return json;
   }
 
@@ -50,11 +53,32 @@ public final class ResultJson {
     return array;
   }
 
+  /**
+   * The request's parameters and, once planned, how the search ran: {@code search_mode} (the mode
+   * used), {@code ranking} ("cosine", "rrf" or "rerank"), {@code fallback} (only when hybrid was
+   * wanted but the collection has no BM25 index), and {@code rerank_model} / {@code rerank_candidates}
+   * when a reranker ordered the results.
+   */
   public static JsonObject searchParams(RetrievalRequest request) {
-    return new JsonObject()
+    JsonObject params = new JsonObject()
         .put("top_k", request.topK())
         .put("score_threshold", request.scoreThreshold())
         .put("filter", request.filterEcho() == null ? new JsonObject() : request.filterEcho());
+    SearchPlan plan = request.plan();
+    if (plan == null) {
+      if (request.searchMode() != null) {
+        params.put("search_mode", request.searchMode().wireName());
+      }
+      return params;
+    }
+    params.put("search_mode", plan.mode().wireName()).put("ranking", plan.ranking());
+    if (plan.fallback() != null) {
+      params.put("fallback", plan.fallback());
+    }
+    if (plan.reranked()) {
+      params.put("rerank_model", plan.rerankModel()).put("rerank_candidates", plan.candidates());
+    }
+    return params;
   }
 
   public static JsonObject context(AssembledContext context) {
