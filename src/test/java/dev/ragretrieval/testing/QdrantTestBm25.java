@@ -22,7 +22,7 @@ import org.tartarus.snowball.ext.EnglishStemmer;
  * b 0.75, avg_len 256; a query's is 1 per distinct term. IDF is not here: the collection's IDF
  * modifier applies it at query time ({@link QdrantTestStore}).
  */
-final class QdrantTestBm25 {
+public final class QdrantTestBm25 {
 
   private static final double K = 1.2;
   private static final double B = 0.75;
@@ -49,7 +49,7 @@ final class QdrantTestBm25 {
   private QdrantTestBm25() {}
 
   /** Term id -> BM25 term-frequency weight of a document. */
-  static Map<Integer, Float> document(String text) {
+  public static Map<Integer, Float> document(String text) {
     List<String> tokens = tokens(text);
     Map<String, Integer> counts = new LinkedHashMap<>();
     tokens.forEach(t -> counts.merge(t, 1, Integer::sum));
@@ -60,13 +60,13 @@ final class QdrantTestBm25 {
   }
 
   /** Term id -> 1 for each distinct term of a query. */
-  static Map<Integer, Float> query(String text) {
+  public static Map<Integer, Float> query(String text) {
     Map<Integer, Float> out = new TreeMap<>();
     new LinkedHashSet<>(tokens(text)).forEach(t -> out.put(termId(t), 1f));
     return out;
   }
 
-  static List<String> tokens(String text) {
+  public static List<String> tokens(String text) {
     List<String> out = new ArrayList<>();
     EnglishStemmer stemmer = new EnglishStemmer();
     int start = -1;
@@ -89,7 +89,7 @@ final class QdrantTestBm25 {
     return out;
   }
 
-  static int termId(String token) {
+  public static int termId(String token) {
     byte[] bytes = token.getBytes(StandardCharsets.UTF_8);
     int hash = StringHelper.murmurhash3_x86_32(bytes, 0, bytes.length, 0);
     // i32::unsigned_abs: |MIN_VALUE| is 2^31, the same bits as MIN_VALUE read as uint32

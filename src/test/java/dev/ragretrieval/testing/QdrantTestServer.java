@@ -178,6 +178,11 @@ public final class QdrantTestServer {
     store.addSparseVector(name, sparseName, io.qdrant.client.grpc.Collections.Modifier.Idf);
   }
 
+  /** The collection's sparse vectors as created: name -> modifier. */
+  public Map<String, io.qdrant.client.grpc.Collections.Modifier> sparseVectorConfig(String collection) {
+    return store.sparseConfig(collection);
+  }
+
   /** Every Query received (each query of a QueryBatch too), oldest first: what a client really sent. */
   public List<io.qdrant.client.grpc.Points.QueryPoints> queries() {
     return store.queries();
@@ -199,6 +204,18 @@ public final class QdrantTestServer {
       payload.forEach(e -> fields.put(e.getKey(), value(e.getValue())));
     }
     store.put(collection, QdrantTestStore.parseId(id), vector, fields);
+  }
+
+  /**
+   * Stores a point with the sparse vector {@code sparseName} inferred from {@code bm25Text} as
+   * Qdrant's {@code qdrant/bm25} model would (the collection must have that sparse vector).
+   */
+  public void upsert(String collection, String id, float[] vector, JsonObject payload, String sparseName, String bm25Text) {
+    Map<String, Value> fields = new LinkedHashMap<>();
+    if (payload != null) {
+      payload.forEach(e -> fields.put(e.getKey(), value(e.getValue())));
+    }
+    store.put(collection, QdrantTestStore.parseId(id), vector, fields, Map.of(sparseName, QdrantTestBm25.document(bm25Text)));
   }
 
   /** Points in the collection; 0 when it does not exist. */

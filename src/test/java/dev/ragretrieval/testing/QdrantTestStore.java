@@ -125,6 +125,10 @@ final class QdrantTestStore {
     collection(collection).sparseVectors.put(name, modifier);
   }
 
+  synchronized Map<String, Modifier> sparseConfig(String collection) {
+    return Map.copyOf(collection(collection).sparseVectors);
+  }
+
   /** Every Query (and each query of a QueryBatch) received, oldest first. */
   synchronized List<QueryPoints> queries() {
     return List.copyOf(queries);
@@ -136,10 +140,20 @@ final class QdrantTestStore {
   }
 
   synchronized void put(String collection, PointId id, float[] vector, Map<String, Value> payload) {
+    put(collection, id, vector, payload, Map.of());
+  }
+
+  synchronized void put(String collection, PointId id, float[] vector, Map<String, Value> payload,
+      Map<String, Map<Integer, Float>> sparse) {
     TestCollection c = collection(collection);
     checkDimension(c, vector.length);
+    for (String name : sparse.keySet()) {
+      if (!c.sparseVectors.containsKey(name)) {
+        throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: Not existing vector name error: " + name);
+      }
+    }
     PointId normal = normalise(id);
-    c.points.put(key(normal), new StoredPoint(normal, vector.clone(), new LinkedHashMap<>(payload)));
+    c.points.put(key(normal), new StoredPoint(normal, vector.clone(), new LinkedHashMap<>(payload), Map.copyOf(sparse)));
   }
 
   synchronized long count(String collection) {
