@@ -59,6 +59,7 @@ public final class HttpVerticle extends VerticleBase {
       "/v1/context", HttpMethod.POST,
       "/v1/retrieve/batch", HttpMethod.POST,
       "/v1/facets", HttpMethod.GET,
+      "/v1/collections", HttpMethod.GET,
       "/health/live", HttpMethod.GET,
       "/health/ready", HttpMethod.GET,
       "/metrics", HttpMethod.GET,
@@ -126,6 +127,9 @@ public final class HttpVerticle extends VerticleBase {
     jsonPost(router, "/v1/context", body, this::context);
     jsonPost(router, "/v1/retrieve/batch", body, this::batch);
     router.get("/v1/facets").handler(this::facets);
+    router.get("/v1/collections").handler(ctx -> answer(exchange(ctx),
+        service.collections(deadline(ctx)).map(ResultJson::collections)));
+    router.get("/docs").handler(new ApiDocsPage(vertx));
 
     router.route().handler(StaticHandler.create("webroot").setCachingEnabled(true));
     router.route().handler(this::notFound);

@@ -1,6 +1,7 @@
 package dev.ragretrieval.retrieval;
 
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -117,6 +118,14 @@ public final class ResultJson {
     JsonArray values = new JsonArray();
     counts.forEach(c -> values.add(new JsonObject().put("value", c.value()).put("count", c.count())));
     return new JsonObject().put("key", key).put("collection", collection).put("values", values);
+  }
+
+  /** GET /v1/collections: name, point count, vector size and whether hybrid search can run on it. */
+  public static JsonObject collections(List<CollectionInfo> infos) {
+    JsonArray list = new JsonArray();
+    infos.forEach(info -> list.add(new JsonObject().put("name", info.name()).put("points", info.pointsCount())
+        .put("vector_size", info.vectorSize()).put("hybrid", info.hybrid())));
+    return new JsonObject().put("collections", list);
   }
 
   /** Milliseconds with one decimal: finer digits are noise. */

@@ -13,11 +13,13 @@ import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.upstream.Circuit;
 import dev.ragretrieval.upstream.Retry;
+import io.qdrant.client.grpc.Collections.CollectionDescription;
 import io.qdrant.client.grpc.Collections.CollectionOperationResponse;
 import io.qdrant.client.grpc.Collections.CreateCollection;
 import io.qdrant.client.grpc.Collections.DeleteCollection;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.GetCollectionInfoRequest;
+import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
 import io.qdrant.client.grpc.Collections.VectorParams;
 import io.qdrant.client.grpc.Collections.VectorsConfig;
 import io.qdrant.client.grpc.Points.BatchResult;
@@ -150,6 +152,25 @@ public final class QdrantVectorStore implements VectorStore {
               CountPoints count = CountPoints.newBuilder().setCollectionName(collection).setExact(true).build();
               return withRetry(() -> channel.call(VxPointsGrpcClient.Count, count, deadline, collection), deadline)
                   .map(counted -> new CollectionInfo(collection, size, counted.getResult().getCount(), false));
+            }));
+  }
+
+  @Override
+  public Future<List<CollectionInfo>> collections(Deadline deadline) {
+    return timed("list_collections",
+        () -> withRetry(() -> channel.call(VxCollectionsGrpcClient.List, ListCollectionsRequest.getDefaultInstance(),
+            deadline, null), deadline)
+            .compose(listed -> {
+              List<Future<CollectionInfo>> infos = listed.getCollectionsList().stream()
+                  .map(CollectionDescription::getName)
+                  .sorted()
+                  // one deleted between the list and its info is simply no longer listed
+                  .map(name -> collectionInfo(name).recover(failure ->
+                      failure instanceof ServiceException e && e.code() == ErrorCode.COLLECTION_NOT_FOUND
+                          ? Future.succeededFuture(null) : Future.failedFuture(failure)))
+                  .toList();
+              return Future.all(infos).map(done -> infos.stream()
+                  .map(Future::result).filter(java.util.Objects::nonNull).toList());
             }));
   }
 
