@@ -11,6 +11,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.commonmark.ext.gfm.tables.TablesExtension;
+import org.commonmark.ext.heading.anchor.HeadingAnchorExtension;
 import org.commonmark.parser.Parser;
 import org.commonmark.renderer.html.HtmlRenderer;
 
@@ -58,7 +59,8 @@ final class ApiDocsPage implements Handler<RoutingContext> {
       }
       markdown = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
-    List<org.commonmark.Extension> extensions = List.of(TablesExtension.create());
+    // heading ids as GitHub makes them, so the page's section links work in both places
+    List<org.commonmark.Extension> extensions = List.of(TablesExtension.create(), HeadingAnchorExtension.create());
     Parser parser = Parser.builder().extensions(extensions).build();
     // the text is ours (from the jar), but raw HTML in it is escaped anyway
     HtmlRenderer renderer = HtmlRenderer.builder().extensions(extensions).escapeHtml(true).build();

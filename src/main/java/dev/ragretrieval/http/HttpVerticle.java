@@ -41,7 +41,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP face of the service (API.md sections 4 to 8). Handlers only compose the
+ * The HTTP face of the service (docs/API.md sections 4 to 8). Handlers only compose the
  * {@link RetrievalService} steps and write the answer through an {@link Exchange}.
  */
 public final class HttpVerticle extends VerticleBase {

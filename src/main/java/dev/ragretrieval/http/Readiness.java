@@ -11,7 +11,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What /health/ready reports (API.md section 8): the vector store answers, the default collection
+ * What /health/ready reports (docs/API.md section 8): the vector store answers, the default collection
  * exists, its vector size equals the embedder's, and an embedder is configured.
  */
 public final class Readiness {

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * Turns a retrieve request (a JSON body, or the query string of GET /v1/retrieve/stream) into a
- * {@link RetrievalRequest}: aliases resolved, defaults applied, every rule of API.md section 4
+ * {@link RetrievalRequest}: aliases resolved, defaults applied, every rule of docs/API.md section 4
  * checked. Failures are {@link ServiceException}s whose details name the offending field.
  */
 public final class RequestParser {

@@ -7,7 +7,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 
-/** Every JSON shape the API answers with (API.md sections 4 to 7), in one place. */
+/** Every JSON shape the API answers with (docs/API.md sections 4 to 7), in one place. */
 public final class ResultJson {
 
   private ResultJson() {}

@@ -16,7 +16,7 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("RequestParser: aliases, defaults and every validation code of API.md section 4")
+@DisplayName("RequestParser: aliases, defaults and every validation code of docs/API.md section 4")
 class RequestParserTest {
 
   private static AppConfig config(boolean clamp) {
