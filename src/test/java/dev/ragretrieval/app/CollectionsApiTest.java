@@ -144,6 +144,7 @@ class CollectionsApiTest {
     assertThat(page.getHeader("Content-Type")).startsWith("text/html");
     assertThat(page.bodyAsString())
         .contains("<table>", "/v1/retrieve", "/v1/context", "/v1/retrieve/batch", "/v1/facets", "/v1/collections")
+        .contains("id=\"6b-get-v1collections\"", "href=\"#6b-get-v1collections\"")
         .doesNotContain("src=\"http", "href=\"http");
   }
 }
