@@ -17,7 +17,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
@@ -73,6 +72,7 @@ public final class HttpVerticle extends VerticleBase {
   private final Handler<RoutingContext> metricsHandler;
   private final ApiKeyAuth auth;
   private HttpServer server;
+  private HttpEdge edge;
   private Buffer openApi;
 
   /** {@code metricsHandler} may be null: /metrics is then 404. */
@@ -92,10 +92,9 @@ public final class HttpVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> classpathResource("openapi.yaml"))
         .compose(spec -> {
           openApi = spec;
-          server = vertx.createHttpServer(new HttpServerOptions()
-              .setHost(config.http().host())
-              .setPort(config.http().port()));
-          return server.requestHandler(router()).listen();
+          edge = new HttpEdge(vertx, config.http());
+          server = vertx.createHttpServer(edge.options());
+          return edge.install(server, router()).listen();
         });
   }
 
@@ -113,6 +112,7 @@ public final class HttpVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimitBytes());
 
+    router.route().handler(edge::track);
     router.route().failureHandler(this::failed);
     router.route().handler(cors());
 
@@ -194,10 +194,13 @@ public final class HttpVerticle extends VerticleBase {
     ctx.put(DEADLINE, Deadline.in(config.http().requestTimeout()));
     long timer = vertx.setTimer(timeout, id -> exchange.fail(new ServiceException(ErrorCode.TIMEOUT,
         "the request took longer than " + timeout + " ms")));
+    Runnable forgetExpiry = gate.onGraceExpiry(vertx.getOrCreateContext(), () -> exchange.fail(
+        new ServiceException(ErrorCode.OVERLOADED, "the service is shutting down; retry on another instance", null, 1)));
     AtomicBoolean released = new AtomicBoolean();
     ctx.addEndHandler(done -> {
       if (released.compareAndSet(false, true)) {
         vertx.cancelTimer(timer);
+        forgetExpiry.run();
         gate.leave();
         RequestLog.log(exchange.logEntry());
       }
@@ -461,6 +464,9 @@ public final class HttpVerticle extends VerticleBase {
     Buffer buffer = ctx.body().buffer();
     if (buffer == null || buffer.length() == 0) {
       return invalidBody("the request body is empty; send a JSON object");
+    }
+    if (!Utf8.valid(buffer)) {
+      return invalidBody("the request body is not valid UTF-8");
     }
     Object value;
     try {
