@@ -10,6 +10,8 @@
   const threshold = $('threshold');
   const thresholdValue = $('threshold-value');
   const chapter = $('chapter');
+  const collection = $('collection');
+  const collectionControl = $('collection-control');
   const apiKey = $('api-key');
   const settings = $('settings');
   const statusLine = $('status');
@@ -35,7 +37,7 @@
     INVALID_REQUEST: 'The service could not use this request.',
     UNAUTHORIZED: 'This service needs a valid API key. Enter it under "API key" at the top of the page.',
     NOT_FOUND: 'The service has nothing at that address. It may be an older version than this page.',
-    COLLECTION_NOT_FOUND: 'The book has not been loaded into the search index yet.',
+    COLLECTION_NOT_FOUND: 'This collection is not in the search index (yet). Pick another one, or ingest it first.',
     PAYLOAD_TOO_LARGE: 'The request is too large for the service. Shorten the question.',
     UNSUPPORTED_MEDIA_TYPE: 'The service did not accept the format of the request.',
     RATE_LIMIT: (wait) => `The embedding provider is limiting requests right now. Try again ${wait}.`,
@@ -115,6 +117,7 @@
       include_context: true,
     };
     if (params.chapter) body.filter = { chapter: params.chapter };
+    if (params.collection) body.collection = params.collection;
 
     let finished = false;
     const onEvent = (event, data) => {
@@ -282,13 +285,14 @@
     return article;
   }
 
-  // Only http(s) addresses become links (a payload could hold "javascript:" URLs).
+  // Only absolute http(s) addresses become links: a payload could hold "javascript:" URLs, and a
+  // relative source (a folder ingested without --base-url) names a file, not a page of this site.
   function sourceLink(raw) {
     if (!raw) return null;
     let url = null;
     try {
-      url = new URL(raw, location.href);
-    } catch (ignored) { /* not a URL */ }
+      url = new URL(raw);
+    } catch (ignored) { /* relative, or not a URL */ }
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       return el('span', 'source', raw);
     }
@@ -360,7 +364,9 @@
   async function loadChapters() {
     chapter.dataset.facets = 'loading';
     try {
-      const response = await fetch('v1/facets?key=chapter', { headers: requestHeaders({ Accept: 'application/json' }) });
+      const query = new URLSearchParams({ key: 'chapter' });
+      if (collection.value) query.set('collection', collection.value);
+      const response = await fetch(`v1/facets?${query}`, { headers: requestHeaders({ Accept: 'application/json' }) });
       if (!response.ok) {
         const error = await errorOf(response);
         chapter.dataset.facets = 'failed';
@@ -383,6 +389,41 @@
     }
   }
 
+  // ---------------------------------------------------------------- collection picker
+
+  // The picker appears when there is a choice: more than one collection, or a linked one.
+  async function loadCollections() {
+    collection.dataset.collections = 'loading';
+    try {
+      const response = await fetch('v1/collections', { headers: requestHeaders({ Accept: 'application/json' }) });
+      if (!response.ok) {
+        collection.dataset.collections = 'failed';
+        collectionControl.hidden = !collection.value;
+        return;
+      }
+      const { collections = [] } = await response.json();
+      const selected = collection.value;
+      const options = [new Option('Default collection', '')];
+      for (const { name, points } of collections) {
+        options.push(new Option(`${name} (${plural(points, 'passage')})`, name));
+      }
+      collection.replaceChildren(...options);
+      selectCollection(selected);
+      collectionControl.hidden = collections.length < 2 && !selected;
+      collection.dataset.collections = 'loaded';
+    } catch (ignored) {
+      collection.dataset.collections = 'failed';
+    }
+  }
+
+  function selectCollection(value) {
+    if (value && ![...collection.options].some((o) => o.value === value)) {
+      collection.append(new Option(value, value));
+    }
+    collection.value = value || '';
+    if (value) collectionControl.hidden = false;
+  }
+
   // A linked chapter is kept even before (or without) the facet list.
   function selectChapter(value) {
     if (value && ![...chapter.options].some((o) => o.value === value)) {
@@ -394,7 +435,10 @@
   // ---------------------------------------------------------------- form <-> address bar
 
   function formParams() {
-    return { q: question.value, top_k: topK.value, score_threshold: threshold.value, chapter: chapter.value };
+    return {
+      q: question.value, top_k: topK.value, score_threshold: threshold.value, chapter: chapter.value,
+      collection: collection.value,
+    };
   }
 
   function urlParams() {
@@ -404,6 +448,7 @@
       top_k: p.get('top_k') ?? DEFAULT_TOP_K,
       score_threshold: p.get('score_threshold') ?? DEFAULT_THRESHOLD,
       chapter: p.get('chapter') ?? '',
+      collection: p.get('collection') ?? '',
     };
   }
 
@@ -412,6 +457,7 @@
     topK.value = params.top_k;
     threshold.value = params.score_threshold;
     showThreshold();
+    selectCollection(params.collection);
     selectChapter(params.chapter);
   }
 
@@ -419,6 +465,7 @@
     const p = new URLSearchParams({ q: params.q, top_k: params.top_k });
     if (Number(params.score_threshold) !== Number(DEFAULT_THRESHOLD)) p.set('score_threshold', params.score_threshold);
     if (params.chapter) p.set('chapter', params.chapter);
+    if (params.collection) p.set('collection', params.collection);
     return `${location.pathname}?${p}`;
   }
 
@@ -469,6 +516,19 @@
   }
   threshold.addEventListener('input', showThreshold);
 
+  // Another collection has other chapters: the filter starts over, and the question runs again.
+  collection.addEventListener('change', () => {
+    selectChapter('');
+    loadChapters();
+    if (question.value.trim()) {
+      runFromForm(true);
+    } else {
+      const p = new URLSearchParams();
+      if (collection.value) p.set('collection', collection.value);
+      history.replaceState(formParams(), '', p.size ? `${location.pathname}?${p}` : location.pathname);
+    }
+  });
+
   document.querySelectorAll('[data-example]').forEach((button) => {
     button.addEventListener('click', () => {
       question.value = button.dataset.example;
@@ -485,7 +545,7 @@
     if (key) sessionStorage.setItem(API_KEY_STORAGE, key);
     else sessionStorage.removeItem(API_KEY_STORAGE);
     clearTimeout(facetTimer);
-    facetTimer = setTimeout(loadChapters, 300);
+    facetTimer = setTimeout(() => { loadCollections(); loadChapters(); }, 300);
   });
 
   // "/" jumps to the search box, as on many documentation sites.
@@ -500,7 +560,9 @@
 
   window.addEventListener('popstate', () => {
     const params = urlParams();
+    const shownCollection = collection.value;
     fillForm(params);
+    if (collection.value !== shownCollection) loadChapters();
     if (params.q.trim()) {
       search(params);
     } else {
@@ -519,6 +581,7 @@
   document.body.dataset.state = 'idle';
   const initial = urlParams();
   fillForm(initial);
+  loadCollections();
   loadChapters();
   if (initial.q.trim()) search(initial);
 })();

@@ -95,9 +95,17 @@ public record AppConfig(
       return host.isEmpty();
     }
 
-    /** The default collection plus every other one a request may name. */
+    /**
+     * Whether a request may name this collection. {@code collections} is the optional allow-list
+     * (QDRANT_COLLECTIONS): empty = every collection in the store; set = the default plus those.
+     */
     public boolean allows(String name) {
-      return collection.equals(name) || collections.contains(name);
+      return !restricted() || collection.equals(name) || collections.contains(name);
+    }
+
+    /** QDRANT_COLLECTIONS is set: only the default collection and the listed ones may be searched. */
+    public boolean restricted() {
+      return !collections.isEmpty();
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.ragretrieval.error;
 
-/** Every failure the service reports ends in one of these codes (API.md section 7). */
+/** Every failure the service reports ends in one of these codes (docs/API.md section 7). */
 public enum ErrorCode {
   INVALID_REQUEST(400),
   EMPTY_QUERY(400),

@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
 /**
- * The HTTP face of the service (API.md sections 4 to 8). Handlers only compose the
+ * The HTTP face of the service (docs/API.md sections 4 to 8). Handlers only compose the
  * {@link RetrievalService} steps and write the answer through an {@link Exchange}.
  */
 public final class HttpVerticle extends VerticleBase {
@@ -58,6 +58,7 @@ public final class HttpVerticle extends VerticleBase {
       "/v1/context", HttpMethod.POST,
       "/v1/retrieve/batch", HttpMethod.POST,
       "/v1/facets", HttpMethod.GET,
+      "/v1/collections", HttpMethod.GET,
       "/health/live", HttpMethod.GET,
       "/health/ready", HttpMethod.GET,
       "/metrics", HttpMethod.GET,
@@ -128,6 +129,9 @@ public final class HttpVerticle extends VerticleBase {
     jsonPost(router, "/v1/context", body, this::context);
     jsonPost(router, "/v1/retrieve/batch", body, this::batch);
     router.get("/v1/facets").handler(this::facets);
+    router.get("/v1/collections").handler(ctx -> answer(exchange(ctx),
+        service.collections(deadline(ctx)).map(ResultJson::collections)));
+    router.get("/docs").handler(new ApiDocsPage(vertx));
 
     router.route().handler(StaticHandler.create("webroot").setCachingEnabled(true));
     router.route().handler(this::notFound);

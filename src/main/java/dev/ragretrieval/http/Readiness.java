@@ -12,7 +12,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What /health/ready reports (API.md section 8): the vector store answers (its circuit is not
+ * What /health/ready reports (docs/API.md section 8): the vector store answers (its circuit is not
  * open), the default collection exists, its vector size equals the embedder's, and the embedder
  * is configured and its circuit is not open.
  */

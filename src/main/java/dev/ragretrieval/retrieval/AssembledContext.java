@@ -2,7 +2,7 @@ package dev.ragretrieval.retrieval;
 
 import java.util.List;
 
-/** The LLM-ready context block (API.md section 5). */
+/** The LLM-ready context block (docs/API.md section 5). */
 public record AssembledContext(
     String queryId,
     String query,

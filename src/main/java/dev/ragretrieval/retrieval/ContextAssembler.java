@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Builds the LLM-ready context of API.md section 5: one block per chunk in rank order, blocks
+ * Builds the LLM-ready context of docs/API.md section 5: one block per chunk in rank order, blocks
  * separated by one blank line, added while the whole text stays within the character budget.
  */
 public final class ContextAssembler {

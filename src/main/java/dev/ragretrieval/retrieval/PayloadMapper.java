@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads result fields from payloads written by different tools (API.md section 3): each field
+ * Reads result fields from payloads written by different tools (docs/API.md section 3): each field
  * from the first configured key present. Absent fields stay null; nothing is invented.
  */
 public final class PayloadMapper {

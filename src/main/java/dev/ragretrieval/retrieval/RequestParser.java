@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 
 /**
  * Turns a retrieve request (a JSON body, or the query string of GET /v1/retrieve/stream) into a
- * {@link RetrievalRequest}: aliases resolved, defaults applied, every rule of API.md section 4
+ * {@link RetrievalRequest}: aliases resolved, defaults applied, every rule of docs/API.md section 4
  * checked. Failures are {@link ServiceException}s whose details name the offending field.
  */
 public final class RequestParser {
@@ -30,6 +30,8 @@ public final class RequestParser {
   private static final List<String> NUMBER_PARAMS =
       List.of("top_k", "k", "score_threshold", "similarity_threshold", "max_context_chars");
   private static final Pattern COLLECTION_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
+  /** {@link #COLLECTION_NAME} in words, for error messages. */
+  public static final String COLLECTION_RULE = "1 to 255 characters, each a letter, digit, '_', '-' or '.'";
 
   /** One slot of a batch: either a valid request or the reason it is not. */
   public record Slot(RetrievalRequest request, ServiceException error) {
@@ -116,19 +118,28 @@ public final class RequestParser {
     return slots;
   }
 
-  /** A collection a request may name: one of the configured ones. */
+  /**
+   * A collection a request may name: any valid name unless QDRANT_COLLECTIONS restricts them.
+   * Whether it exists is the store's to say (COLLECTION_NOT_FOUND).
+   */
   public String collection(Object value) {
     if (value == null) {
       return qdrant.collection();
     }
     if (!(value instanceof String name) || !COLLECTION_NAME.matcher(name).matches()) {
-      throw invalid("'collection' must be a collection name", field("collection"));
+      throw invalid("'collection' must be " + COLLECTION_RULE, field("collection").put("rule", COLLECTION_RULE));
     }
     if (!qdrant.allows(name)) {
-      throw invalid("collection '" + name + "' is not one this service serves",
-          field("collection").put("allowed", allowedCollections()));
+      throw invalid("collection '" + name + "' is not allowed here: QDRANT_COLLECTIONS lists the collections this"
+              + " service may search; add '" + name + "' to it (comma-separated), or unset it to allow every collection",
+          field("collection").put("allowed", allowedCollections()).put("setting", "QDRANT_COLLECTIONS"));
     }
     return name;
+  }
+
+  /** Whether a request may name this collection (no allow-list = every collection). */
+  public boolean allows(String collection) {
+    return qdrant.allows(collection);
   }
 
   /** A payload key that may be filtered and faceted on. */

@@ -3,6 +3,7 @@ package dev.ragretrieval.retrieval;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -14,7 +15,7 @@ import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
- * Every JSON shape the API answers with (API.md sections 4 to 7), in one place. The shapes of the
+ * Every JSON shape the API answers with (docs/API.md sections 4 to 7), in one place. The shapes of the
  * hot path (a result, its chunks, the stream events) are written once, straight into the output
  * with Jackson's generator: no tree of maps per answer. Their {@link JsonObject} forms (the CLI,
  * the batch answer) are read back from the same bytes, so the two can never disagree.
@@ -281,6 +282,14 @@ public final class ResultJson {
     JsonArray values = new JsonArray();
     counts.forEach(c -> values.add(new JsonObject().put("value", c.value()).put("count", c.count())));
     return new JsonObject().put("key", key).put("collection", collection).put("values", values);
+  }
+
+  /** GET /v1/collections: name, point count, vector size and whether hybrid search can run on it. */
+  public static JsonObject collections(List<CollectionInfo> infos) {
+    JsonArray list = new JsonArray();
+    infos.forEach(info -> list.add(new JsonObject().put("name", info.name()).put("points", info.pointsCount())
+        .put("vector_size", info.vectorSize()).put("hybrid", info.hybrid())));
+    return new JsonObject().put("collections", list);
   }
 
   /** Milliseconds with one decimal: finer digits are noise. */

@@ -2,7 +2,7 @@ package dev.ragretrieval.retrieval;
 
 import java.util.List;
 
-/** The answer to one retrieve request (API.md section 4). */
+/** The answer to one retrieve request (docs/API.md section 4). */
 public record RetrievalResult(
     String queryId,
     String query,

@@ -8,6 +8,7 @@ import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.rerank.RerankHit;
 import dev.ragretrieval.rerank.Reranker;
+import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchMode;
@@ -108,6 +109,12 @@ public final class RetrievalService {
   /** Distinct values of a filterable payload key, most frequent first. */
   public Future<List<FacetCount>> facets(String collection, String key, int limit, Deadline deadline) {
     return guarded(() -> store.facet(collection, key, limit, deadline));
+  }
+
+  /** The collections in the store that requests may name (all of them unless QDRANT_COLLECTIONS is set). */
+  public Future<List<CollectionInfo>> collections(Deadline deadline) {
+    return guarded(() -> store.collections(deadline))
+        .map(all -> all.stream().filter(info -> parser.allows(info.name())).toList());
   }
 
   /** The context block for a finished retrieval, within the request's character budget. */

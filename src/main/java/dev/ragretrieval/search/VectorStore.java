@@ -33,6 +33,9 @@ public interface VectorStore {
   /** Fails with COLLECTION_NOT_FOUND when it does not exist. */
   Future<CollectionInfo> collectionInfo(String collection);
 
+  /** Every collection in the store, sorted by name (GET /v1/collections). */
+  Future<List<CollectionInfo>> collections(Deadline deadline);
+
   /**
    * Creates a cosine collection of the given vector size with payload indexes on the filter keys,
    * and a keyword (BM25) index over each point's {@link KeywordText}.

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 @ExtendWith(VertxExtension.class)
-@DisplayName("Every error code of API.md section 7, with its status, headers and a safe body")
+@DisplayName("Every error code of docs/API.md section 7, with its status, headers and a safe body")
 class ErrorContractTest {
 
   private TestStack stack;

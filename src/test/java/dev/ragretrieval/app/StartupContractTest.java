@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Start-up as operators see it (API.md sections 1 and 8): the embedded default answers health
+ * Start-up as operators see it (docs/API.md sections 1 and 8): the embedded default answers health
  * probes while the sample book loads, and a port that cannot be bound stops start-up with one line.
  */
 @ExtendWith(VertxExtension.class)

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What the one-shot verbs write where (API.md section 1): stdout holds only the answer, so
+ * What the one-shot verbs write where (docs/API.md section 1): stdout holds only the answer, so
  * {@code query --json | jq} works even with logging at INFO; a bad option value is a usage error.
  */
 class CliStreamsTest {

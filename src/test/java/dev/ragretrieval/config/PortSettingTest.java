@@ -7,7 +7,7 @@ import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** A bad port stops start-up with a line naming the variable the operator sets (API.md section 2). */
+/** A bad port stops start-up with a line naming the variable the operator sets (docs/API.md section 2). */
 class PortSettingTest {
 
   @Test

@@ -18,17 +18,19 @@ import java.util.List;
 /** The service's openapi.yaml (from the classpath, as the service serves it), parsed once for the tests. */
 final class OpenApiSpec {
 
-  /** Every operation API.md names: method and path (sections 4 to 8). */
+  /** Every operation docs/API.md names: method and path (sections 4 to 8). */
   static final List<String> CONTRACT_OPERATIONS = List.of(
       "POST /v1/retrieve",
       "GET /v1/retrieve/stream",
       "POST /v1/context",
       "POST /v1/retrieve/batch",
       "GET /v1/facets",
+      "GET /v1/collections",
       "GET /health/live",
       "GET /health/ready",
       "GET /metrics",
       "GET /openapi.yaml",
+      "GET /docs",
       "GET /");
 
   private static SwaggerParseResult parsed;

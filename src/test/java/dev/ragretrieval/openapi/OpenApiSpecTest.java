@@ -81,7 +81,7 @@ class OpenApiSpecTest {
   }
 
   @Test
-  @DisplayName("the retrieve request documents every field and alias of API.md section 4, and context adds max_context_chars")
+  @DisplayName("the retrieve request documents every field and alias of docs/API.md section 4, and context adds max_context_chars")
   void requestFields() {
     Schema<?> retrieve = OpenApiSpec.component("RetrieveRequest");
     assertThat(retrieve.getProperties().keySet()).contains("query", "text", "query_text", "top_k", "k",

@@ -7,7 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("ContextAssembler: the LLM context format of API.md section 5")
+@DisplayName("ContextAssembler: the LLM context format of docs/API.md section 5")
 class ContextAssemblerTest {
 
   private final ContextAssembler assembler = new ContextAssembler();

@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("PayloadMapper: result fields from the first payload key present (API.md section 3)")
+@DisplayName("PayloadMapper: result fields from the first payload key present (docs/API.md section 3)")
 class PayloadMapperTest {
 
   private final PayloadMapper mapper = new PayloadMapper(ConfigLoader.fromJson(

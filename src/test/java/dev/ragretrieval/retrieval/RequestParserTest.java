@@ -16,7 +16,7 @@ import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-@DisplayName("RequestParser: aliases, defaults and every validation code of API.md section 4")
+@DisplayName("RequestParser: aliases, defaults and every validation code of docs/API.md section 4")
 class RequestParserTest {
 
   private static AppConfig config(boolean clamp) {
@@ -187,11 +187,29 @@ class RequestParserTest {
   }
 
   @Test
-  @DisplayName("a collection not configured, or not a name, is INVALID_REQUEST")
-  void invalidCollection() {
+  @DisplayName("with QDRANT_COLLECTIONS set, a collection outside it is INVALID_REQUEST naming the variable to add it to")
+  void collectionOutsideAllowList() {
     assertCode(() -> parser.parse(body("{\"query\": \"q\", \"collection\": \"elsewhere\"}")), ErrorCode.INVALID_REQUEST, "collection");
+    assertThatThrownBy(() -> parser.parse(body("{\"query\": \"q\", \"collection\": \"elsewhere\"}")))
+        .hasMessageContaining("QDRANT_COLLECTIONS")
+        .hasMessageContaining("'elsewhere'");
+  }
+
+  @Test
+  @DisplayName("with QDRANT_COLLECTIONS unset, any valid collection name is accepted (the store says whether it exists)")
+  void anyCollectionWithoutAllowList() {
+    AppConfig open = ConfigLoader.fromJson(new JsonObject(), Map.of());
+    RequestParser openParser = new RequestParser(open.retrieval(), open.qdrant());
+    assertThat(openParser.parse(body("{\"query\": \"q\", \"collection\": \"docu\"}")).collection()).isEqualTo("docu");
+  }
+
+  @Test
+  @DisplayName("a collection that is not a valid name is INVALID_REQUEST stating the naming rule")
+  void invalidCollectionName() {
     assertCode(() -> parser.parse(body("{\"query\": \"q\", \"collection\": \"../etc\"}")), ErrorCode.INVALID_REQUEST, "collection");
     assertCode(() -> parser.parse(body("{\"query\": \"q\", \"collection\": 7}")), ErrorCode.INVALID_REQUEST, "collection");
+    assertThatThrownBy(() -> parser.parse(body("{\"query\": \"q\", \"collection\": \"../etc\"}")))
+        .hasMessageContaining(RequestParser.COLLECTION_RULE);
   }
 
   @Test

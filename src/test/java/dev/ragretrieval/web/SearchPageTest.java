@@ -57,6 +57,13 @@ class SearchPageTest {
   private static final int DIMENSION = 256;
   private static final String CLIENT_KEY = "page-test-key";
   private static final String QUESTION = "What is a ROS 2 node?";
+  /** A second collection, ingested from a folder without --base-url: its sources are relative paths. */
+  private static final String GARDEN = "garden_docs";
+  private static final String[][] GARDEN_CHUNKS = {
+      {"watering", "docs/watering.md", "Water tomato plants deeply twice a week in dry weather"},
+      {"watering", "docs/watering.md", "Drip irrigation keeps the soil moist without wetting the leaves"},
+      {"soil", "docs/soil.md", "Compost improves soil structure and feeds the plants slowly"},
+  };
 
   private Vertx vertx;
   private QdrantTestServer qdrant;
@@ -74,6 +81,13 @@ class SearchPageTest {
     qdrant.createCollection(COLLECTION, DIMENSION);
     for (Point p : TextbookChunks.points(DIMENSION)) {
       qdrant.upsert(COLLECTION, p.id(), p.vector(), p.payload());
+    }
+    qdrant.createCollection(GARDEN, DIMENSION);
+    for (int i = 0; i < GARDEN_CHUNKS.length; i++) {
+      String[] c = GARDEN_CHUNKS[i];
+      qdrant.upsert(GARDEN, java.util.UUID.nameUUIDFromBytes(("garden-" + i).getBytes(StandardCharsets.UTF_8)).toString(),
+          CohereTestServer.vectorFor(c[2], DIMENSION), new JsonObject().put("text", c[2]).put("chapter", c[0])
+              .put("source_url", c[1]).put("page_title", c[0]).put("chunk_index", i));
     }
     cohere = await(CohereTestServer.start(vertx, "cohere-test-key", DIMENSION));
 
@@ -203,6 +217,50 @@ class SearchPageTest {
         && !cards().isEmpty() && chaptersOf(cards()).equals(Set.of(TextbookChunks.HUMANOID)));
     assertThat(cards()).hasSizeLessThanOrEqualTo(TextbookChunks.count(TextbookChunks.HUMANOID));
     assertThat(browser.getCurrentUrl()).contains("chapter=" + TextbookChunks.HUMANOID);
+  }
+
+  @Test
+  @DisplayName("with two collections a picker offers both; choosing one searches it, lists its chapters and puts it in the URL")
+  void collectionPicker() {
+    enterApiKey(CLIENT_KEY);
+    browser.get(base + "/?q=" + encode("How often should I water tomato plants?") + "&score_threshold=0");
+    awaitSearchEnd("done");
+    WebElement picker = browser.findElement(By.id("collection"));
+    new WebDriverWait(browser, Duration.ofSeconds(10))
+        .until(b -> "loaded".equals(picker.getAttribute("data-collections")));
+    assertThat(browser.findElement(By.id("collection-control")).isDisplayed()).isTrue();
+    assertThat(new Select(picker).getOptions()).extracting(o -> o.getAttribute("value"))
+        .containsExactly("", GARDEN, COLLECTION);
+
+    new Select(picker).selectByValue(GARDEN);
+    new WebDriverWait(browser, Duration.ofSeconds(20)).until(b -> "done".equals(state())
+        && !cards().isEmpty() && chaptersOf(cards()).stream().allMatch(c -> c.equals("watering") || c.equals("soil")));
+    assertThat(browser.getCurrentUrl()).contains("collection=" + GARDEN);
+    assertThat(cards().get(0).getText()).contains("Water tomato plants");
+
+    WebElement chapterSelect = browser.findElement(By.id("chapter"));
+    new WebDriverWait(browser, Duration.ofSeconds(10)).until(b -> "loaded".equals(chapterSelect.getAttribute("data-facets"))
+        && new Select(chapterSelect).getOptions().size() == 3);
+    assertThat(new Select(chapterSelect).getOptions()).extracting(WebElement::getText)
+        .containsExactly("All chapters", "watering (2)", "soil (1)");
+  }
+
+  @Test
+  @DisplayName("a link with ?collection= opens on that collection; its relative source paths are shown as text, not dead links")
+  void collectionFromLinkAndRelativeSources() {
+    enterApiKey(CLIENT_KEY);
+    browser.get(base + "/?q=" + encode("compost and soil") + "&top_k=3&score_threshold=0&collection=" + GARDEN);
+    awaitSearchEnd("done");
+    assertThat(new Select(browser.findElement(By.id("collection"))).getFirstSelectedOption().getAttribute("value"))
+        .isEqualTo(GARDEN);
+    WebElement first = cards().get(0);
+    assertThat(first.getText()).contains("Compost improves soil");
+    assertThat(first.findElements(By.cssSelector("a.source"))).isEmpty();
+    assertThat(first.findElement(By.cssSelector(".source")).getText()).isEqualTo("docs/soil.md");
+    // the default collection's absolute sources stay links
+    browser.get(base + "/?q=" + encode(QUESTION) + "&top_k=1");
+    awaitSearchEnd("done");
+    assertThat(cards().get(0).findElement(By.cssSelector("a.source")).getAttribute("href")).startsWith(TextbookChunks.BASE_URL);
   }
 
   @Test

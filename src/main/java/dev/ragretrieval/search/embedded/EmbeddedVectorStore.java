@@ -31,6 +31,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.IndexNotFoundException;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.store.LockObtainFailedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,6 +92,38 @@ public final class EmbeddedVectorStore implements VectorStore {
     return run("collection_info", () -> {
       LuceneCollection c = existing(collection);
       return new CollectionInfo(collection, c.vectorSize(), c.count(), c.hybrid());
+    });
+  }
+
+  @Override
+  public Future<List<CollectionInfo>> collections(Deadline deadline) {
+    return run("list_collections", () -> {
+      if (!Files.isDirectory(collectionsDir)) {
+        return List.of();
+      }
+      List<String> names;
+      try (Stream<Path> dirs = Files.list(collectionsDir)) {
+        names = dirs.filter(dir -> Files.isRegularFile(dir.resolve(META_FILE)))
+            .map(dir -> dir.getFileName().toString())
+            .filter(name -> NAME.matcher(name).matches())
+            .sorted()
+            .toList();
+      }
+      List<CollectionInfo> infos = new ArrayList<>(names.size());
+      for (String name : names) {
+        if (deadline.expired()) {
+          throw deadline.timeout("the embedded store");
+        }
+        try {
+          LuceneCollection c = find(name);
+          if (c != null) {
+            infos.add(new CollectionInfo(name, c.vectorSize(), c.count(), c.hybrid()));
+          }
+        } catch (LockObtainFailedException busy) {
+          infos.add(busyCollection(name)); // another process (an ingest) writes it: read without the lock
+        }
+      }
+      return infos;
     });
   }
 
@@ -225,6 +261,19 @@ public final class EmbeddedVectorStore implements VectorStore {
       c = new LuceneCollection(dir.resolve("index"), vectorSize);
       open.put(collection, c);
       return c;
+    }
+  }
+
+  /** A collection another process holds the write lock of, counted through a read-only reader. */
+  private CollectionInfo busyCollection(String name) throws IOException {
+    Path dir = collectionsDir.resolve(name);
+    int vectorSize = new JsonObject(Files.readString(dir.resolve(META_FILE), StandardCharsets.UTF_8))
+        .getInteger("vector_size");
+    try (Directory index = FSDirectory.open(dir.resolve("index"));
+        DirectoryReader reader = DirectoryReader.open(index)) {
+      return new CollectionInfo(name, vectorSize, reader.numDocs(), false);
+    } catch (IndexNotFoundException empty) {
+      return new CollectionInfo(name, vectorSize, 0, false);
     }
   }
 

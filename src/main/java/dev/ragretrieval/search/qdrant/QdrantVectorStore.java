@@ -14,6 +14,7 @@ import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.upstream.Retry;
 import dev.ragretrieval.upstream.Upstream;
+import io.qdrant.client.grpc.Collections.CollectionDescription;
 import io.qdrant.client.grpc.Collections.CollectionOperationResponse;
 import io.qdrant.client.grpc.Collections.CreateCollection;
 import io.qdrant.client.grpc.Collections.DeleteCollection;
@@ -22,6 +23,7 @@ import io.qdrant.client.grpc.Collections.GetCollectionInfoRequest;
 import io.qdrant.client.grpc.Collections.Modifier;
 import io.qdrant.client.grpc.Collections.SparseVectorConfig;
 import io.qdrant.client.grpc.Collections.SparseVectorParams;
+import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
 import io.qdrant.client.grpc.Collections.VectorParams;
 import io.qdrant.client.grpc.Collections.VectorsConfig;
 import io.qdrant.client.grpc.Points.BatchResult;
@@ -196,6 +198,24 @@ public final class QdrantVectorStore implements VectorStore {
       return Future.succeededFuture(known);
     }
     return describe(collection, "collection_info", deadline).map(QdrantVectorStore::hasSparse);
+  }
+
+  @Override
+  public Future<List<CollectionInfo>> collections(Deadline deadline) {
+    return upstream.call("list_collections", deadline, budget -> channel.call(VxCollectionsGrpcClient.List,
+            ListCollectionsRequest.getDefaultInstance(), budget, null))
+            .compose(listed -> {
+              List<Future<CollectionInfo>> infos = listed.getCollectionsList().stream()
+                  .map(CollectionDescription::getName)
+                  .sorted()
+                  // one deleted between the list and its info is simply no longer listed
+                  .map(name -> collectionInfo(name).recover(failure ->
+                      failure instanceof ServiceException e && e.code() == ErrorCode.COLLECTION_NOT_FOUND
+                          ? Future.succeededFuture(null) : Future.failedFuture(failure)))
+                  .toList();
+              return Future.all(infos).map(done -> infos.stream()
+                  .map(Future::result).filter(java.util.Objects::nonNull).toList());
+            });
   }
 
   @Override

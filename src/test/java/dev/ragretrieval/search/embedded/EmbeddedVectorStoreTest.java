@@ -187,6 +187,36 @@ class EmbeddedVectorStoreTest {
   }
 
   @Test
+  @DisplayName("collections lists the collections on disk by name with point counts and vector sizes, also after a restart")
+  void listsCollections(Vertx vertx, VertxTestContext test) {
+    java.time.Duration second = java.time.Duration.ofSeconds(5);
+    store.createCollection("another", 2, List.of())
+        .compose(v -> store.close())
+        .compose(v -> {
+          store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
+          return store.collections(Deadline.in(second));
+        })
+        .onComplete(test.succeeding(listed -> test.verify(() -> {
+          assertThat(listed).containsExactly(
+              new dev.ragretrieval.search.CollectionInfo("another", 2, 0, false),
+              new dev.ragretrieval.search.CollectionInfo(C, 3, 5, false));
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("collections of an empty data directory is an empty list")
+  void noCollections(Vertx vertx, VertxTestContext test) {
+    EmbeddedVectorStore empty = new EmbeddedVectorStore(vertx, dataDir.resolve("nothing-here"), dev.ragretrieval.observability.RagMetrics.detached());
+    empty.collections(Deadline.in(java.time.Duration.ofSeconds(5)))
+        .eventually(() -> empty.close())
+        .onComplete(test.succeeding(listed -> test.verify(() -> {
+          assertThat(listed).isEmpty();
+          test.completeNow();
+        })));
+  }
+
+  @Test
   @DisplayName("points survive closing and reopening the store; a deleted collection is gone")
   void persistence(Vertx vertx, VertxTestContext test) {
     store.close()

@@ -78,6 +78,18 @@ class QdrantVectorStoreTest {
   }
 
   @Test
+  @DisplayName("collections lists every collection by name with its point count and vector size, a named-vector one too")
+  void listsCollections() {
+    qdrant.createCollection("another", 4, "default");
+    qdrant.upsert("another", UUID.randomUUID().toString(), new float[] {1, 0, 0, 0}, new JsonObject());
+    List<CollectionInfo> listed = await(store.collections(Deadline.in(Duration.ofSeconds(5))));
+    assertThat(listed).containsExactly(
+        new CollectionInfo("another", 4, 1, false),
+        new CollectionInfo("docs", DIM, 120, false));
+    assertThat(qdrant.callCount("Collections/List")).isEqualTo(1);
+  }
+
+  @Test
   @DisplayName("search returns the exact top-k by cosine similarity, in order, with Qdrant's scores and payloads")
   void searchMatchesBruteForce() {
     float[] query = randomVector(random, DIM);
