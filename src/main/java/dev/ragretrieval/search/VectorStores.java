@@ -12,9 +12,14 @@ public final class VectorStores {
   private VectorStores() {}
 
   public static Future<VectorStore> create(Vertx vertx, AppConfig config) {
+    return create(vertx, config, false);
+  }
+
+  /** {@code readOnly}: the embedded store only searches (a command beside a running server). */
+  public static Future<VectorStore> create(Vertx vertx, AppConfig config, boolean readOnly) {
     if (config.qdrant().host().isPresent()) {
       return Future.succeededFuture(new QdrantVectorStore(vertx, config.qdrant()));
     }
-    return Future.succeededFuture(new EmbeddedVectorStore(vertx, config.store().dataDir()));
+    return Future.succeededFuture(new EmbeddedVectorStore(vertx, config.store().dataDir(), readOnly));
   }
 }

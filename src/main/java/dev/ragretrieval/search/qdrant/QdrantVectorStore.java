@@ -227,6 +227,49 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
+  public Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls) {
+    io.qdrant.client.grpc.Common.Filter missing =
+        QdrantFilters.missingDocuments(INGEST_SOURCE, source, keepSourceUrls);
+    return timed("delete_missing", () -> {
+      Deadline deadline = adminDeadline();
+      CountPoints count = CountPoints.newBuilder().setCollectionName(collection).setFilter(missing).setExact(true).build();
+      return withRetry(() -> channel.call(VxPointsGrpcClient.Count, count, deadline, collection), deadline)
+          .compose(counted -> {
+            long points = counted.getResult().getCount();
+            if (points == 0) {
+              return Future.succeededFuture(List.<FacetCount>of());
+            }
+            // Qdrant facets only indexed keys: the index is made here for collections made elsewhere
+            return ensureKeywordIndex(collection, "source_url")
+                .compose(v -> {
+                  Deadline facetDeadline = adminDeadline();
+                  FacetCounts facet = FacetCounts.newBuilder().setCollectionName(collection).setKey("source_url")
+                      .setFilter(missing).setLimit(points).setExact(true).build();
+                  return withRetry(() -> channel.call(VxPointsGrpcClient.Facet, facet, facetDeadline, collection),
+                      facetDeadline);
+                })
+                .compose(documents -> {
+                  Deadline deleteDeadline = adminDeadline();
+                  DeletePoints delete = DeletePoints.newBuilder().setCollectionName(collection).setWait(true)
+                      .setPoints(PointsSelector.newBuilder().setFilter(missing)).build();
+                  return withRetry(() -> channel.call(VxPointsGrpcClient.Delete, delete, deleteDeadline, collection),
+                      deleteDeadline)
+                      .map(done -> documents.getHitsList().stream()
+                          .map(hit -> new FacetCount(facetValue(hit), hit.getCount())).toList());
+                });
+          });
+    });
+  }
+
+  private Future<Void> ensureKeywordIndex(String collection, String key) {
+    Deadline deadline = adminDeadline();
+    CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder().setCollectionName(collection)
+        .setFieldName(key).setFieldType(FieldType.FieldTypeKeyword).setWait(true).build();
+    return withRetry(() -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, deadline, collection), deadline)
+        .mapEmpty();
+  }
+
+  @Override
   public Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline) {
     FacetCounts facet = FacetCounts.newBuilder()
         .setCollectionName(collection)
