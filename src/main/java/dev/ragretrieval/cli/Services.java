@@ -42,6 +42,21 @@ final class Services implements AutoCloseable {
 
   /** Starts embedding and the store; with {@code sampleBook}, an empty embedded store gets the book. */
   static Services start(CliEnvironment cli, boolean sampleBook) {
+    return start(cli, sampleBook, false);
+  }
+
+  /**
+   * For commands that only read (query, eval): the embedded store opens read-only, so they run
+   * beside a server or an ingest on the same RAG_DATA_DIR and see each commit as it lands. An empty
+   * store still gets the sample book, as a first {@code query} expects; that one write waits for
+   * no lock held long (writers hold the lock only while they write).
+   */
+  static Services startReadOnly(CliEnvironment cli) {
+    return start(cli, true, true);
+  }
+
+  /** {@code readOnly}: the embedded store refuses writes once the sample book (if asked) is in. */
+  static Services start(CliEnvironment cli, boolean sampleBook, boolean readOnly) {
     Vertx vertx = Vertx.vertx();
     Services services = null;
     try {
@@ -59,6 +74,13 @@ final class Services implements AutoCloseable {
         await(SampleBook.loadIfEmpty(vertx, config, services.store, services.embeddings::embed), STARTUP)
             .ifPresent(s -> cli.err().println(String.format(Locale.ROOT,
                 "loaded sample book: %d pages, %d chunks in %.1fs", s.pages(), s.chunks(), s.seconds())));
+      }
+      if (readOnly && config.qdrant().embedded()) {
+        // reopened without write access: nothing this command does can take the write lock
+        VectorStore writable = services.store;
+        services.store = null;
+        await(writable.close(), Duration.ofSeconds(30));
+        services.store = await(VectorStores.create(vertx, config, true), Duration.ofSeconds(30));
       }
       return services;
     } catch (RuntimeException e) {
