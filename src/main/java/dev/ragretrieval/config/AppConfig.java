@@ -24,7 +24,33 @@ public record AppConfig(
       int maxInFlight,
       Duration requestTimeout,
       Duration shutdownGrace,
-      List<String> corsOrigins) {}
+      List<String> corsOrigins,
+      Edge edge) {
+
+    /** With the default connection limits. */
+    public Http(int port, String host, int bodyLimitBytes, int maxInFlight, Duration requestTimeout,
+        Duration shutdownGrace, List<String> corsOrigins) {
+      this(port, host, bodyLimitBytes, maxInFlight, requestTimeout, shutdownGrace, corsOrigins, Edge.DEFAULT);
+    }
+  }
+
+  /**
+   * The HTTP edge's limits against abusive clients. Up to {@code maxConnections} connections are
+   * served; the next {@code connectionReserve} get one answer each (/health/* as usual, anything
+   * else 503 OVERLOADED) and are closed; beyond those a new connection is closed at once. A
+   * connection must deliver its first request head within {@code headerTimeout}; between requests
+   * it may stay idle for {@code idleTimeout}. {@code uriLimitBytes} bounds the request line (414),
+   * {@code headerLimitBytes} the header block (431).
+   */
+  public record Edge(
+      int maxConnections,
+      int connectionReserve,
+      Duration headerTimeout,
+      Duration idleTimeout,
+      int uriLimitBytes,
+      int headerLimitBytes) {
+    public static final Edge DEFAULT = new Edge(4096, 64, Duration.ofSeconds(10), Duration.ofSeconds(75), 32768, 32768);
+  }
 
   public record Security(Set<String> apiKeys) {
     public boolean authRequired() {
@@ -87,6 +113,8 @@ public record AppConfig(
    */
   public record Circuit(int failures, Duration window, Duration open) {
     public static final Circuit DEFAULT = new Circuit(5, Duration.ofSeconds(10), Duration.ofSeconds(5));
+    /** No breaker: in-process work has no outage to wait out. */
+    public static final Circuit DISABLED = new Circuit(0, Duration.ofSeconds(10), Duration.ofSeconds(5));
 
     public boolean enabled() {
       return failures > 0;
@@ -164,7 +192,14 @@ public record AppConfig(
     }
   }
 
-  public record Local(String model, int dimension, int maxTextsPerCall) {}
+  /** {@code batchSize}: the most waiting texts one run of the local model takes (RAG_LOCAL_EMBED_BATCH). */
+  public record Local(String model, int dimension, int maxTextsPerCall, int batchSize) {
+    public static final int DEFAULT_BATCH_SIZE = 32;
+
+    public Local(String model, int dimension, int maxTextsPerCall) {
+      this(model, dimension, maxTextsPerCall, DEFAULT_BATCH_SIZE);
+    }
+  }
 
   public record Retrieval(
       int maxQueryChars,

@@ -4,9 +4,12 @@ import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.observability.RequestLog;
 import dev.ragretrieval.retrieval.RequestParser;
+import dev.ragretrieval.retrieval.AssembledContext;
 import dev.ragretrieval.retrieval.ResultJson;
+import dev.ragretrieval.retrieval.RetrievedChunk;
 import dev.ragretrieval.retrieval.RetrievalRequest;
 import dev.ragretrieval.retrieval.RetrievalResult;
 import dev.ragretrieval.retrieval.RetrievalService;
@@ -17,7 +20,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
@@ -37,8 +39,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP face of the service (API.md sections 4 to 8). Handlers only compose the
@@ -46,7 +46,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpVerticle extends VerticleBase {
 
-  private static final Logger LOG = LoggerFactory.getLogger(HttpVerticle.class);
   private static final String DEADLINE = "rag.deadline";
   private static final Pattern CONTROL_CHARS = Pattern.compile("\\p{Cntrl}");
   private static final String REQUEST_ID = "X-Request-Id";
@@ -70,13 +69,16 @@ public final class HttpVerticle extends VerticleBase {
   private final Readiness readiness;
   private final RequestGate gate;
   private final Handler<RoutingContext> metricsHandler;
+  private final RagMetrics metrics;
   private final ApiKeyAuth auth;
   private HttpServer server;
+  private HttpEdge edge;
   private Buffer openApi;
 
   /** {@code metricsHandler} may be null: /metrics is then 404. */
   public HttpVerticle(AppConfig config, RetrievalService service, Readiness readiness, RequestGate gate,
-      Handler<RoutingContext> metricsHandler) {
+      RagMetrics metrics, Handler<RoutingContext> metricsHandler) {
+    this.metrics = metrics;
     this.config = config;
     this.service = service;
     this.parser = service.parser();
@@ -91,10 +93,9 @@ public final class HttpVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> classpathResource("openapi.yaml"))
         .compose(spec -> {
           openApi = spec;
-          server = vertx.createHttpServer(new HttpServerOptions()
-              .setHost(config.http().host())
-              .setPort(config.http().port()));
-          return server.requestHandler(router()).listen();
+          edge = new HttpEdge(vertx, config.http(), metrics);
+          server = vertx.createHttpServer(edge.options());
+          return edge.install(server, router()).listen();
         });
   }
 
@@ -112,6 +113,7 @@ public final class HttpVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimitBytes());
 
+    router.route().handler(edge::track);
     router.route().failureHandler(this::failed);
     router.route().handler(cors());
 
@@ -190,10 +192,13 @@ public final class HttpVerticle extends VerticleBase {
     ctx.put(DEADLINE, Deadline.in(config.http().requestTimeout()));
     long timer = vertx.setTimer(timeout, id -> exchange.fail(new ServiceException(ErrorCode.TIMEOUT,
         "the request took longer than " + timeout + " ms")));
+    Runnable forgetExpiry = gate.onGraceExpiry(vertx.getOrCreateContext(), () -> exchange.fail(
+        new ServiceException(ErrorCode.OVERLOADED, "the service is shutting down; retry on another instance", null, 1)));
     AtomicBoolean released = new AtomicBoolean();
     ctx.addEndHandler(done -> {
       if (released.compareAndSet(false, true)) {
         vertx.cancelTimer(timer);
+        forgetExpiry.run();
         gate.leave();
         RequestLog.log(exchange.logEntry());
       }
@@ -222,8 +227,11 @@ public final class HttpVerticle extends VerticleBase {
         .onSuccess(request -> {
           exchange.query(request.query());
           if (format == StreamFormat.JSON) {
-            answer(exchange, service.retrieve(request, exchange.queryId(), deadline(ctx))
-                .map(exchange::record).map(ResultJson::result));
+            service.retrieve(request, exchange.queryId(), deadline(ctx))
+                .map(exchange::record)
+                .map(result -> ResultJson.encode(json -> ResultJson.result(json, result)))
+                .onSuccess(exchange::json)
+                .onFailure(exchange::fail);
           } else {
             stream(exchange, format, request, deadline(ctx));
           }
@@ -244,18 +252,25 @@ public final class HttpVerticle extends VerticleBase {
     stream(exchange, StreamFormat.SSE, request, deadline(ctx));
   }
 
-  /** meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event. */
+  /**
+   * meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error
+   * event. Two writes: meta at once, everything else together once the search has answered.
+   */
   private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
     exchange.startStream(format);
-    exchange.event("meta", ResultJson.meta(exchange.queryId(), request));
+    exchange.events().add("meta", json -> ResultJson.meta(json, exchange.queryId(), request)).send();
     service.retrieve(request, exchange.queryId(), deadline)
         .map(exchange::record)
         .onSuccess(result -> {
-          result.results().forEach(chunk -> exchange.event("chunk", ResultJson.chunk(chunk)));
-          if (request.includeContext()) {
-            exchange.event("context", ResultJson.context(service.assemble(result)));
+          Exchange.Events events = exchange.events();
+          for (RetrievedChunk chunk : result.results()) {
+            events.add("chunk", json -> ResultJson.chunk(json, chunk));
           }
-          exchange.event("done", ResultJson.done(result));
+          if (request.includeContext()) {
+            AssembledContext context = service.assemble(result);
+            events.add("context", json -> ResultJson.context(json, context));
+          }
+          events.add("done", json -> ResultJson.done(json, result)).send();
           exchange.end();
         })
         .onFailure(exchange::fail);
@@ -267,10 +282,12 @@ public final class HttpVerticle extends VerticleBase {
         .compose(service::validate)
         .onSuccess(request -> {
           exchange.query(request.query());
-          answer(exchange, service.retrieve(request, exchange.queryId(), deadline(ctx))
+          service.retrieve(request, exchange.queryId(), deadline(ctx))
               .map(exchange::record)
               .map(service::assemble)
-              .map(ResultJson::context));
+              .map(context -> ResultJson.encode(json -> ResultJson.context(json, context)))
+              .onSuccess(exchange::json)
+              .onFailure(exchange::fail);
         })
         .onFailure(exchange::fail);
   }
@@ -430,15 +447,15 @@ public final class HttpVerticle extends VerticleBase {
     } else if (status == 404) {
       notFound(ctx);
     } else {
-      LOG.error("unexpected failure on {} {}", ctx.request().method(), routeLabel(ctx), failure);
+      // INTERNAL: the exchange logs it with its stack trace and the request id
       exchange(ctx).fail(ServiceException.from(failure));
     }
   }
 
   // --- helpers ---
 
-  private static Exchange exchange(RoutingContext ctx) {
-    return Exchange.of(ctx, routeLabel(ctx));
+  private Exchange exchange(RoutingContext ctx) {
+    return Exchange.of(ctx, routeLabel(ctx), metrics);
   }
 
   /** A route template for labels and logs: raw paths would make unbounded label values. */
@@ -457,6 +474,9 @@ public final class HttpVerticle extends VerticleBase {
     Buffer buffer = ctx.body().buffer();
     if (buffer == null || buffer.length() == 0) {
       return invalidBody("the request body is empty; send a JSON object");
+    }
+    if (!Utf8.valid(buffer)) {
+      return invalidBody("the request body is not valid UTF-8");
     }
     Object value;
     try {

@@ -3,6 +3,7 @@ package dev.ragretrieval.search;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.search.embedded.EmbeddedVectorStore;
 import dev.ragretrieval.search.qdrant.QdrantVectorStore;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
@@ -11,15 +12,15 @@ public final class VectorStores {
 
   private VectorStores() {}
 
-  public static Future<VectorStore> create(Vertx vertx, AppConfig config) {
-    return create(vertx, config, false);
+  public static Future<VectorStore> create(Vertx vertx, AppConfig config, RagMetrics metrics) {
+    return create(vertx, config, metrics, false);
   }
 
   /** {@code readOnly}: the embedded store only searches (a command beside a running server). */
-  public static Future<VectorStore> create(Vertx vertx, AppConfig config, boolean readOnly) {
+  public static Future<VectorStore> create(Vertx vertx, AppConfig config, RagMetrics metrics, boolean readOnly) {
     if (config.qdrant().host().isPresent()) {
-      return Future.succeededFuture(new QdrantVectorStore(vertx, config.qdrant()));
+      return Future.succeededFuture(new QdrantVectorStore(vertx, config.qdrant(), metrics));
     }
-    return Future.succeededFuture(new EmbeddedVectorStore(vertx, config.store().dataDir(), readOnly));
+    return Future.succeededFuture(new EmbeddedVectorStore(vertx, config.store().dataDir(), metrics, readOnly));
   }
 }
