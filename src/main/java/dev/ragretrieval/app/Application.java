@@ -40,6 +40,8 @@ public final class Application {
   private HttpVerticle http;
   private String httpDeployment;
   private Future<Void> shutdown;
+  /** Why readiness was DOWN when start-up finished; null when it was UP. */
+  private volatile String notReadyReason;
 
   private Application(Vertx vertx, AppConfig config, RagMetrics metrics) {
     this.vertx = vertx;
@@ -72,6 +74,11 @@ public final class Application {
         .compose(v -> app.checkCollection())
         .map(app)
         .recover(failure -> app.stopAll().transform(stopped -> Future.failedFuture(failure)));
+  }
+
+  /** Empty when the service was ready at the end of start-up, else why not (the "ready" line depends on it). */
+  public java.util.Optional<String> notReadyReason() {
+    return java.util.Optional.ofNullable(notReadyReason);
   }
 
   public int httpPort() {
@@ -161,6 +168,7 @@ public final class Application {
     readiness.started();
     return readiness.check()
         .onSuccess(report -> {
+          notReadyReason = report.up() ? null : report.reason();
           if (report.up()) {
             LOG.info("collection '{}' is ready", config.qdrant().collection());
           } else {

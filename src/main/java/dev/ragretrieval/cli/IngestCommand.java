@@ -6,13 +6,17 @@ import dev.ragretrieval.ingest.Ingestor;
 import dev.ragretrieval.ingest.MarkdownFolder;
 import dev.ragretrieval.ingest.MarkdownReader;
 import dev.ragretrieval.ingest.Page;
+import dev.ragretrieval.ingest.Preflight;
 import dev.ragretrieval.ingest.Progress;
 import dev.ragretrieval.ingest.SiteCrawler;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -20,7 +24,9 @@ import picocli.CommandLine.Parameters;
 /** Loads a Markdown folder, a sitemap's pages or one web page into a collection. */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
     description = "Chunk, embed and store a Markdown/MDX folder, a sitemap.xml's pages or one page URL."
-        + " Re-ingesting updates pages in place (deterministic ids, stale chunks removed).")
+        + " Re-ingesting updates pages in place (deterministic ids, stale chunks removed) and, for a folder"
+        + " or sitemap, removes the pages that are no longer in it (unless --keep-missing)."
+        + " The store, the collection name and the embedder are checked before any work starts.")
 public final class IngestCommand implements Callable<Integer> {
 
   @Parameters(index = "0", paramLabel = "<dir|sitemap-url|page-url>",
@@ -33,6 +39,10 @@ public final class IngestCommand implements Callable<Integer> {
   @Option(names = "--recreate", description = "drop the collection first")
   boolean recreate;
 
+  @Option(names = "--keep-missing",
+      description = "keep the documents an earlier ingest of this folder or sitemap stored that are no longer in it")
+  boolean keepMissing;
+
   @Option(names = "--base-url", paramLabel = "URL",
       description = "for folders: prefix of source_url (e.g. the published site); default: the path in the folder")
   String baseUrl;
@@ -43,50 +53,99 @@ public final class IngestCommand implements Callable<Integer> {
     this.cli = cli;
   }
 
+  /** What the argument names, decided before anything starts. */
+  private record Source(String id, boolean web, boolean mirrored) {}
+
   @Override
   public Integer call() {
+    Source from = classify();
     try (Services services = Services.start(cli, false)) {
       String target = collection != null ? collection : services.config.qdrant().collection();
-      List<String> crawlFailures = List.of();
+      Services.await(Preflight.check(services.config.qdrant(), services.store(), services.embeddings()::embed, target,
+          recreate), Services.STARTUP);
+      List<SiteCrawler.Failure> fetchFailures = List.of();
       List<Page> pages;
-      if (source.matches("(?i)https?://.*")) {
+      if (from.web()) {
         try (SiteCrawler crawler = new SiteCrawler(services.vertx)) {
           SiteCrawler.Result crawl = Services.await(crawler.crawl(source), Services.STARTUP);
-          crawlFailures = crawl.failures();
+          fetchFailures = crawl.failed();
           pages = crawl.pages();
         }
-        crawlFailures.forEach(f -> cli.err().println("failed: " + f));
+        fetchFailures.forEach(f -> cli.err().println("failed: " + f.url() + ": " + f.reason()));
       } else {
         pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false), Services.STARTUP);
       }
       if (pages.isEmpty()) {
-        throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source);
+        throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
+            + (fetchFailures.isEmpty() ? "" : " (" + Ingestor.plural(fetchFailures.size(), "page") + " could not be fetched)"));
       }
-      cli.err().println("ingesting " + pages.size() + " pages into '" + target + "'");
+      cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
       Ingestor ingestor = new Ingestor(services.vertx, services.store(), services.embeddings()::embed,
           Progress.console(cli.err(), cli.terminal()));
-      Ingestor.Options options = Ingestor.Options.of(target, recreate, services.config.retrieval().filterKeys());
+      // a page that failed for now (a timeout) keeps its chunks; a 404 page is gone from the source
+      Set<String> retryLater = fetchFailures.stream().filter(SiteCrawler.Failure::retryable)
+          .map(SiteCrawler.Failure::url).collect(Collectors.toSet());
+      Ingestor.Options options = Ingestor.Options.of(target, recreate, services.config.retrieval().filterKeys())
+          .fromSource(from.id(), from.mirrored() && !keepMissing, retryLater);
       Ingestor.Summary summary = Services.await(ingestor.ingest(pages, options), Services.STARTUP);
-      cli.out().println(summary.describe());
-      summary.errors().forEach(e -> cli.err().println("error: " + e));
-      if (!summary.ok() || !crawlFailures.isEmpty()) {
-        cli.err().println("error: " + (summary.failed() + crawlFailures.size())
-            + " chunks or pages were not stored; run the same command again to complete the job");
-        return 1;
-      }
-      return 0;
+      return report(summary, fetchFailures);
     }
   }
 
-  private List<Page> readFolder(Path path) throws java.io.IOException {
+  private int report(Ingestor.Summary summary, List<SiteCrawler.Failure> fetchFailures) {
+    long retryable = fetchFailures.stream().filter(SiteCrawler.Failure::retryable).count();
+    long permanent = fetchFailures.size() - retryable;
+    cli.out().println(summary.describe() + (fetchFailures.isEmpty() ? ""
+        : "; " + Ingestor.plural(fetchFailures.size(), "page") + " failed to fetch"));
+    summary.errors().forEach(e -> cli.err().println("error: " + e));
+    if (summary.failed() > 0 || retryable > 0) {
+      String what = summary.failed() > 0 && retryable > 0
+          ? Ingestor.plural(summary.failed(), "chunk") + " and " + Ingestor.plural(retryable, "page")
+          : summary.failed() > 0 ? Ingestor.plural(summary.failed(), "chunk") : Ingestor.plural(retryable, "page");
+      cli.err().println("error: " + what + " could not be stored for now; run the same command again to complete the job");
+    }
+    if (permanent > 0) {
+      cli.err().println("error: " + Ingestor.plural(permanent, "page") + " could not be fetched (see 'failed:' above);"
+          + " running again will not change that: fix the links or remove them from the sitemap");
+    }
+    return summary.ok() && fetchFailures.isEmpty() ? 0 : 1;
+  }
+
+  /** A URL, an existing folder or Markdown file; anything else fails now, naming what is missing. */
+  private Source classify() {
+    if (source.matches("(?i)https?://.*")) {
+      boolean sitemap = SiteCrawler.isSitemap(source);
+      return new Source(source, true, sitemap);
+    }
+    Path path = Path.of(source);
     if (Files.isDirectory(path)) {
-      return MarkdownFolder.read(path, baseUrl);
+      return new Source(canonical(path), false, true);
     }
     if (Files.isRegularFile(path) && path.toString().matches("(?i).*\\.mdx?")) {
-      String text = Files.readString(path, StandardCharsets.UTF_8);
-      return List.of(MarkdownReader.read(path.getFileName().toString(), text, null, baseUrl));
+      return new Source(canonical(path), false, false);
+    }
+    if (!Files.exists(path)) {
+      throw new ServiceException(ErrorCode.INVALID_REQUEST, "the folder '" + path.toAbsolutePath().normalize()
+          + "' is missing (no such file or folder)");
     }
     throw new ServiceException(ErrorCode.INVALID_REQUEST,
         "'" + path + "' is neither a folder, a Markdown file nor an http(s) URL");
+  }
+
+  /** The same folder however it is spelled (./docs, docs/, a symlink): the identity a re-ingest matches. */
+  private static String canonical(Path path) {
+    try {
+      return path.toRealPath().toString();
+    } catch (IOException e) {
+      return path.toAbsolutePath().normalize().toString();
+    }
+  }
+
+  private List<Page> readFolder(Path path) throws IOException {
+    if (Files.isDirectory(path)) {
+      return MarkdownFolder.read(path, baseUrl);
+    }
+    String text = Files.readString(path, StandardCharsets.UTF_8);
+    return List.of(MarkdownReader.read(path.getFileName().toString(), text, null, baseUrl));
   }
 }

@@ -1,15 +1,16 @@
 package dev.ragretrieval.cli;
 
-import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievalRequest;
-import dev.ragretrieval.retrieval.RetrievalResult;
 import dev.ragretrieval.retrieval.RetrievalService;
-import dev.ragretrieval.retrieval.RetrievedChunk;
+import dev.ragretrieval.upstream.Deadline;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -19,10 +20,20 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** One retrieval through the same pipeline as POST /v1/retrieve, without HTTP. */
+/**
+ * One retrieval through the same pipeline as POST /v1/retrieve, without HTTP (the embedded store
+ * opened read-only, so a running server may share it), or with {@code --url} through a server.
+ */
 @Command(name = "query", mixinStandardHelpOptions = true,
-    description = "Search the collection and print the best chunks (the API's JSON with --json).")
+    description = "Search the collection and print the best chunks (the API's JSON with --json)."
+        + " Runs beside a server on the same RAG_DATA_DIR, or asks a server with --url.")
 public final class QueryCommand implements Callable<Integer> {
+
+  /** The request's field names as this command's options, for messages a CLI user can act on. */
+  static final Map<String, String> OPTION_NAMES = Map.of(
+      "top_k", "-k/--top-k", "k", "-k/--top-k",
+      "score_threshold", "--score-threshold", "similarity_threshold", "--score-threshold",
+      "collection", "--collection", "query", "<text>");
 
   @Parameters(index = "0", paramLabel = "<text>", description = "the question")
   String text;
@@ -39,6 +50,14 @@ public final class QueryCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print the API's JSON response")
   boolean json;
 
+  @Option(names = "--url", paramLabel = "URL",
+      description = "ask a running server (e.g. http://localhost:8080) instead of opening the store here")
+  String url;
+
+  @Option(names = "--api-key", paramLabel = "KEY",
+      description = "API key for --url (default: the RAG_API_KEY environment variable)")
+  String apiKey;
+
   @Spec
   CommandSpec spec;
 
@@ -50,66 +69,95 @@ public final class QueryCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    try (Services services = Services.start(cli, true)) {
+    JsonObject body = new JsonObject().put("query", text);
+    if (topK != null) {
+      body.put("top_k", topK);
+    }
+    if (threshold != null) {
+      body.put("score_threshold", threshold);
+    }
+    if (collection != null) {
+      body.put("collection", collection);
+    }
+    JsonObject answer = url != null ? remote(body) : local(body);
+    if (json) {
+      cli.out().println(answer.encodePrettily());
+    } else {
+      print(answer);
+    }
+    return 0;
+  }
+
+  private JsonObject local(JsonObject body) {
+    try (Services services = Services.startReadOnly(cli)) {
       RetrievalService service = new RetrievalService(services.embeddings(), services.store(), services.config);
-      JsonObject body = new JsonObject().put("query", text);
-      if (topK != null) {
-        body.put("top_k", topK);
-      }
-      if (threshold != null) {
-        body.put("score_threshold", threshold);
-      }
-      if (collection != null) {
-        body.put("collection", collection);
-      }
-      RetrievalRequest request = validated(service, body);
-      RetrievalResult result = Services.await(
-          service.retrieve(request, UUID.randomUUID().toString(), deadline(services)), Duration.ofMinutes(2));
-      if (json) {
-        cli.out().println(ResultJson.result(result).encodePrettily());
-      } else {
-        print(result);
-      }
-      return 0;
+      RetrievalRequest request = usage(() -> Services.await(service.validate(body), Duration.ofSeconds(5)));
+      return ResultJson.result(Services.await(
+          service.retrieve(request, UUID.randomUUID().toString(), deadline(services)), Duration.ofMinutes(2)));
     }
   }
 
-  /** A blank question or an out-of-range option is a usage error (exit 2), as picocli's own checks are. */
-  private RetrievalRequest validated(RetrievalService service, JsonObject body) {
+  private JsonObject remote(JsonObject body) {
+    Vertx vertx = Vertx.vertx();
+    String key = apiKey != null ? apiKey : cli.env().get("RAG_API_KEY");
+    try (RemoteRetrieval server = new RemoteRetrieval(vertx, url, key, Duration.ofMinutes(2))) {
+      return usage(() -> Services.await(server.retrieve(body), Duration.ofMinutes(2)));
+    } finally {
+      vertx.close();
+    }
+  }
+
+  /** A blank question or an out-of-range option is a usage error (exit 2), named as the option it came from. */
+  private <T> T usage(java.util.function.Supplier<T> call) {
     try {
-      return Services.await(service.validate(body), Duration.ofSeconds(5));
+      return call.get();
     } catch (ServiceException e) {
       if (e.code().httpStatus() == 400) {
-        throw new ParameterException(spec.commandLine(), e.getMessage());
+        throw new ParameterException(spec.commandLine(), optionNames(e.getMessage()));
       }
       throw e;
     }
   }
 
+  /** "'top_k' must be between 1 and 100" -> "-k/--top-k must be between 1 and 100". */
+  static String optionNames(String message) {
+    String out = message;
+    for (Map.Entry<String, String> e : OPTION_NAMES.entrySet()) {
+      out = out.replace("'" + e.getKey() + "'", e.getValue());
+    }
+    return out;
+  }
+
   private static Deadline deadline(Services services) {
     // the first local-model call may be slower than an HTTP request's budget
     long millis = Math.max(services.config.http().requestTimeout().toMillis(), 60_000);
-    return Deadline.in(java.time.Duration.ofMillis(millis));
+    return Deadline.in(Duration.ofMillis(millis));
   }
 
-  private void print(RetrievalResult result) {
-    if (result.results().isEmpty()) {
+  private void print(JsonObject result) {
+    JsonArray results = result.getJsonArray("results", new JsonArray());
+    if (results.isEmpty()) {
       cli.out().println("no results");
     }
-    for (RetrievedChunk chunk : result.results()) {
-      String where = chunk.pageTitle() == null ? "" : chunk.pageTitle();
-      if (chunk.section() != null) {
-        where += (where.isEmpty() ? "" : " > ") + chunk.section();
+    for (int i = 0; i < results.size(); i++) {
+      JsonObject chunk = results.getJsonObject(i);
+      String where = chunk.getString("page_title", "");
+      if (chunk.getString("section") != null) {
+        where += (where.isEmpty() ? "" : " > ") + chunk.getString("section");
       }
-      cli.out().printf(Locale.ROOT, "%d. [%.3f] %s%n", chunk.rank(), chunk.score(), where);
-      if (chunk.sourceUrl() != null) {
-        cli.out().println("   " + chunk.sourceUrl() + (chunk.chapter() == null ? "" : "  (" + chunk.chapter() + ")"));
+      cli.out().printf(Locale.ROOT, "%d. [%.3f] %s%n", chunk.getInteger("rank", i + 1),
+          chunk.getDouble("score", 0.0), where);
+      if (chunk.getString("source_url") != null) {
+        String chapter = chunk.getString("chapter");
+        cli.out().println("   " + chunk.getString("source_url") + (chapter == null ? "" : "  (" + chapter + ")"));
       }
-      cli.out().println("   " + snippet(chunk.text()));
+      cli.out().println("   " + snippet(chunk.getString("text")));
       cli.out().println();
     }
+    JsonObject timings = result.getJsonObject("timings_ms", new JsonObject());
     cli.out().printf(Locale.ROOT, "%d result(s) from '%s' in %.0f ms (embed %.0f ms, search %.0f ms)%n",
-        result.count(), result.collection(), result.executionTimeMs(), result.embedMs(), result.searchMs());
+        result.getInteger("count", results.size()), result.getString("collection"),
+        result.getDouble("execution_time_ms", 0.0), timings.getDouble("embed", 0.0), timings.getDouble("search", 0.0));
   }
 
   static String snippet(String text) {

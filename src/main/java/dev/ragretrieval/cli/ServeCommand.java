@@ -36,7 +36,9 @@ public final class ServeCommand implements Callable<Integer> {
           Services.STARTUP);
       app.installSignalHandler();
       String host = config.http().host().equals("0.0.0.0") ? "localhost" : config.http().host();
-      LOG.info("rag-retrieval ready on http://{}:{}/", host, app.httpPort());
+      app.notReadyReason().ifPresentOrElse(
+          reason -> LOG.warn("rag-retrieval listening on http://{}:{}/ (not ready: {})", host, app.httpPort(), reason),
+          () -> LOG.info("rag-retrieval ready on http://{}:{}/", host, app.httpPort()));
       cli.serving().set(true);
       return 0;
     } catch (RuntimeException e) {

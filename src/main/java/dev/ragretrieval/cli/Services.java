@@ -10,6 +10,7 @@ import dev.ragretrieval.ingest.SampleBook;
 import dev.ragretrieval.observability.Logging;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.search.VectorStores;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -30,6 +31,8 @@ final class Services implements AutoCloseable {
   final Vertx vertx;
   final AppConfig config;
   private Components parts;
+  /** The read-only opening of the embedded store, for commands that only read; null otherwise. */
+  private VectorStore readOnlyStore;
 
   private Services(Vertx vertx, AppConfig config) {
     this.vertx = vertx;
@@ -38,6 +41,21 @@ final class Services implements AutoCloseable {
 
   /** Starts embedding and the store; with {@code sampleBook}, an empty embedded store gets the book. */
   static Services start(CliEnvironment cli, boolean sampleBook) {
+    return start(cli, sampleBook, false);
+  }
+
+  /**
+   * For commands that only read (query, eval): the embedded store opens read-only, so they run
+   * beside a server or an ingest on the same RAG_DATA_DIR and see each commit as it lands. An empty
+   * store still gets the sample book, as a first {@code query} expects; that one write waits for
+   * no lock held long (writers hold the lock only while they write).
+   */
+  static Services startReadOnly(CliEnvironment cli) {
+    return start(cli, true, true);
+  }
+
+  /** {@code readOnly}: the embedded store refuses writes once the sample book (if asked) is in. */
+  static Services start(CliEnvironment cli, boolean sampleBook, boolean readOnly) {
     Vertx vertx = Vertx.vertx();
     Services services = null;
     try {
@@ -53,6 +71,11 @@ final class Services implements AutoCloseable {
         await(SampleBook.loadIfEmpty(vertx, config, services.store(), services.embeddings()::embed), STARTUP)
             .ifPresent(s -> cli.err().println(String.format(Locale.ROOT,
                 "loaded sample book: %d pages, %d chunks in %.1fs", s.pages(), s.chunks(), s.seconds())));
+      }
+      if (readOnly && config.qdrant().embedded()) {
+        // searched through a read-only opening: nothing this command does can take the write lock
+        services.readOnlyStore = await(VectorStores.create(vertx, config, RagMetrics.detached(), true),
+            Duration.ofSeconds(30));
       }
       return services;
     } catch (RuntimeException e) {
@@ -70,7 +93,7 @@ final class Services implements AutoCloseable {
   }
 
   VectorStore store() {
-    return parts.store();
+    return readOnlyStore != null ? readOnlyStore : parts.store();
   }
 
   /** Waits for a future from a non-event-loop thread; its failure is rethrown as it is. */
@@ -90,6 +113,11 @@ final class Services implements AutoCloseable {
 
   @Override
   public void close() {
+    try {
+      await(readOnlyStore == null ? Future.succeededFuture() : readOnlyStore.close(), Duration.ofSeconds(30));
+    } catch (RuntimeException e) {
+      // best effort, as below
+    }
     try {
       await(parts == null ? Future.succeededFuture() : parts.close(), Duration.ofSeconds(30));
     } catch (RuntimeException e) {

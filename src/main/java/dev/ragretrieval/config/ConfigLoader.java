@@ -112,7 +112,7 @@ public final class ConfigLoader {
         ConfigRetriever.create(vertx, new ConfigRetrieverOptions().setScanPeriod(0).addStore(file));
     return retriever.getConfig()
         .recover(err -> Future.failedFuture(
-            new ConfigException("cannot read configuration file " + path + ": " + firstLine(err))))
+            new ConfigException("cannot read configuration file " + path + ": " + reason(err))))
         .map(yaml -> fromJson(yaml, env))
         .onComplete(done -> retriever.close());
   }
@@ -483,6 +483,20 @@ public final class ConfigLoader {
       node = (JsonObject) child;
     }
     node.put(parts[parts.length - 1], value);
+  }
+
+  /** A YAML syntax error as "line 3, column 5: <problem>"; anything else as its first line. */
+  static String reason(Throwable err) {
+    for (Throwable t = err; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t instanceof org.yaml.snakeyaml.error.MarkedYAMLException yaml && yaml.getProblemMark() != null) {
+        var mark = yaml.getProblemMark();
+        String problem = yaml.getProblem() == null ? "invalid YAML" : yaml.getProblem();
+        String context = yaml.getContext() == null ? "" : " (" + yaml.getContext() + ")";
+        return "invalid YAML at line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1) + ": "
+            + problem + context;
+      }
+    }
+    return firstLine(err);
   }
 
   private static String firstLine(Throwable err) {

@@ -5,11 +5,13 @@ import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.VectorStore;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,45 +22,79 @@ import java.util.function.Supplier;
 
 /**
  * Pages in, points out: chunks every page, embeds the chunks as documents in batches, upserts
- * them under deterministic ids, then removes each page's chunks that no longer exist. Re-running
+ * them under deterministic ids, then removes each page's chunks that no longer exist and, when
+ * mirroring a folder or sitemap, the pages that are no longer in it. Re-running
  * on the same pages changes nothing; a changed page is updated in place. A batch that still fails
  * after a few tries is counted and its pages keep their old chunks; a rerun completes the job.
  */
 public final class Ingestor {
 
-  /** How one run behaves; {@code indexedKeys} become payload indexes of a new collection. */
+  /**
+   * How one run behaves; {@code indexedKeys} become payload indexes of a new collection. With a
+   * {@code source} (the folder or sitemap), every point records it as {@value VectorStore#INGEST_SOURCE};
+   * with {@code mirror} too, the run then removes the documents of that source it did not see.
+   */
   public record Options(String collection, boolean recreate, int batchSize, List<String> indexedKeys,
-      Duration embedTimeout, int maxAttempts) {
+      Duration embedTimeout, int maxAttempts, String source, boolean mirror, Set<String> alsoPresent) {
 
     public Options {
       if (batchSize < 1 || batchSize > 96) {
         throw new IllegalArgumentException("batch size must be 1..96");
       }
       indexedKeys = List.copyOf(indexedKeys);
+      alsoPresent = Set.copyOf(alsoPresent);
+      if (mirror && source == null) {
+        throw new IllegalArgumentException("mirroring needs a source");
+      }
     }
 
     public static Options of(String collection, boolean recreate, List<String> indexedKeys) {
-      return new Options(collection, recreate, 96, indexedKeys, Duration.ofMinutes(2), 3);
+      return new Options(collection, recreate, 96, indexedKeys, Duration.ofMinutes(2), 3, null, false, Set.of());
     }
 
     public Options withBatchSize(int size) {
-      return new Options(collection, recreate, size, indexedKeys, embedTimeout, maxAttempts);
+      return new Options(collection, recreate, size, indexedKeys, embedTimeout, maxAttempts, source, mirror,
+          alsoPresent);
+    }
+
+    /**
+     * Points remember {@code source}; with {@code mirror}, documents of it that are neither in this
+     * run nor in {@code alsoPresent} (pages that could not be fetched this time) are removed.
+     */
+    public Options fromSource(String source, boolean mirror, Set<String> alsoPresent) {
+      return new Options(collection, recreate, batchSize, indexedKeys, embedTimeout, maxAttempts, source, mirror,
+          alsoPresent);
     }
   }
 
-  /** The outcome of a run; {@code failed} counts chunks not stored, {@code errors} says why. */
+  /**
+   * The outcome of a run; {@code failed} counts chunks not stored, {@code errors} says why;
+   * {@code removedDocuments}/{@code removedChunks}: documents no longer in the mirrored source.
+   */
   public record Summary(String collection, int pages, int chunks, int upserted, long deleted, int failed,
-      double seconds, List<String> errors) {
+      double seconds, List<String> errors, int removedDocuments, long removedChunks) {
+
+    public Summary(String collection, int pages, int chunks, int upserted, long deleted, int failed,
+        double seconds, List<String> errors) {
+      this(collection, pages, chunks, upserted, deleted, failed, seconds, errors, 0, 0);
+    }
 
     public boolean ok() {
       return failed == 0 && errors.isEmpty();
     }
 
+    /** "docs: 2 pages, 9 chunks, 9 upserted, 0 stale deleted, 1 document removed (3 chunks), 0 chunks failed in 1.2s". */
     public String describe() {
       return String.format(java.util.Locale.ROOT,
-          "%s: %d pages, %d chunks, %d upserted, %d stale deleted, %d failed in %.1fs",
-          collection, pages, chunks, upserted, deleted, failed, seconds);
+          "%s: %s, %s, %d upserted, %d stale deleted, %s removed (%s), %s failed in %.1fs",
+          collection, plural(pages, "page"), plural(chunks, "chunk"), upserted, deleted,
+          plural(removedDocuments, "document"), plural(removedChunks, "chunk"), plural(failed, "chunk"), seconds);
     }
+  }
+
+  /** "1 page", "2 pages". */
+  public static String plural(long count, String noun) {
+    return count + " " + noun + (count == 1 ? "" : "s");
   }
 
   private record Batch(List<Chunk> chunks, Set<Integer> pages) {}
@@ -93,12 +129,12 @@ public final class Ingestor {
         })
         .compose(v -> run.count())
         .compose(before -> run.deleteStale(0).compose(v -> run.count()).map(after -> Math.max(0, before - after)))
-        .map(deleted -> {
+        .compose(deleted -> run.deleteMissing().map(removed -> {
           progress.finish();
           double seconds = (System.nanoTime() - start) / 1e9;
           return new Summary(options.collection(), pages.size(), run.total, run.upserted, deleted, run.failed,
-              seconds, List.copyOf(run.errors));
-        })
+              seconds, List.copyOf(run.errors), removed.size(), removed.stream().mapToLong(FacetCount::count).sum());
+        }))
         .onFailure(err -> progress.finish());
   }
 
@@ -189,7 +225,9 @@ public final class Ingestor {
       List<Point> points = new ArrayList<>(batch.chunks().size());
       for (int i = 0; i < batch.chunks().size(); i++) {
         Chunk chunk = batch.chunks().get(i);
-        points.add(new Point(chunk.pointId(), response.vectors().get(i), chunk.payload()));
+        JsonObject payload = options.source() == null ? chunk.payload()
+            : chunk.payload().copy().put(VectorStore.INGEST_SOURCE, options.source());
+        points.add(new Point(chunk.pointId(), response.vectors().get(i), payload));
       }
       return points;
     }
@@ -208,12 +246,20 @@ public final class Ingestor {
             return Future.succeededFuture();
           }
           if (ServiceException.from(info.cause()).code() == ErrorCode.COLLECTION_NOT_FOUND) {
-            return store.createCollection(options.collection(), size, options.indexedKeys());
+            return store.createCollection(options.collection(), size, indexedKeys());
           }
           return Future.failedFuture(info.cause());
         });
       }
       return collectionReady;
+    }
+
+    /** The configured keys and the two a mirroring run filters on. */
+    private List<String> indexedKeys() {
+      Set<String> keys = new LinkedHashSet<>(options.indexedKeys());
+      keys.add("source_url");
+      keys.add(VectorStore.INGEST_SOURCE);
+      return List.copyOf(keys);
     }
 
     /** Retries any failure but a caller error, waiting 0.5 s, 1 s, 2 s, ... between tries. */
@@ -232,6 +278,18 @@ public final class Ingestor {
     /** Errors no retry and no other batch can fix: the whole run stops. */
     private boolean isFatal(ServiceException error) {
       return error.code() == ErrorCode.INVALID_REQUEST || error.code() == ErrorCode.UNAUTHORIZED;
+    }
+
+    /** Documents of the mirrored source that this run did not see go, with all their chunks. */
+    Future<List<FacetCount>> deleteMissing() {
+      if (!options.mirror()) {
+        return Future.succeededFuture(List.of());
+      }
+      Set<String> present = new HashSet<>(options.alsoPresent());
+      pages.forEach(page -> present.add(page.sourceUrl()));
+      return store.deleteMissing(options.collection(), options.source(), present)
+          .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
+              ? Future.succeededFuture(List.of()) : Future.failedFuture(err));
     }
 
     Future<Long> count() {

@@ -27,8 +27,25 @@ import org.jsoup.parser.Parser;
  */
 public final class SiteCrawler implements AutoCloseable {
 
-  /** What a crawl produced; {@code failures} holds one line per page that could not be read. */
-  public record Result(List<Page> pages, List<String> failures) {}
+  /** What a crawl produced; {@code failed} holds each page that could not be read. */
+  public record Result(List<Page> pages, List<Failure> failed) {
+
+    public Result {
+      pages = List.copyOf(pages);
+      failed = List.copyOf(failed);
+    }
+
+    /** One line per page that could not be read: "url: reason". */
+    public List<String> failures() {
+      return failed.stream().map(f -> f.url() + ": " + f.reason()).toList();
+    }
+  }
+
+  /**
+   * A page that could not be read. {@code retryable}: another run may read it (a timeout, a 503);
+   * a 404 or a malformed URL stays as it is.
+   */
+  public record Failure(String url, String reason, boolean retryable) {}
 
   private static final int MAX_SITEMAP_DEPTH = 2;
 
@@ -109,7 +126,7 @@ public final class SiteCrawler implements AutoCloseable {
       return Future.succeededFuture(new Result(List.of(), List.of()));
     }
     Page[] read = new Page[urls.size()];
-    List<String> failures = Collections.synchronizedList(new ArrayList<>());
+    List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
     AtomicInteger next = new AtomicInteger();
     int lanes = Math.min(concurrency, urls.size());
     List<Future<Void>> all = new ArrayList<>();
@@ -125,11 +142,11 @@ public final class SiteCrawler implements AutoCloseable {
           pages.add(page);
         }
       }
-      return new Result(pages, List.copyOf(failures));
+      return new Result(pages, failures);
     });
   }
 
-  private void fetchNext(List<String> urls, Page[] read, List<String> failures, AtomicInteger next,
+  private void fetchNext(List<String> urls, Page[] read, List<Failure> failures, AtomicInteger next,
       Promise<Void> laneDone) {
     int i = next.getAndIncrement();
     if (i >= urls.size()) {
@@ -140,7 +157,10 @@ public final class SiteCrawler implements AutoCloseable {
     fetch(url)
         .compose(html -> vertx.executeBlocking(() -> HtmlReader.read(url, html), false))
         .onSuccess(page -> read[i] = page)
-        .onFailure(err -> failures.add(url + ": " + ServiceException.from(err).getMessage()))
+        .onFailure(err -> {
+          ServiceException error = ServiceException.from(err);
+          failures.add(new Failure(url, error.getMessage(), error.retryable()));
+        })
         .onComplete(ignored -> fetchNext(urls, read, failures, next, laneDone));
   }
 
@@ -158,9 +178,13 @@ public final class SiteCrawler implements AutoCloseable {
         .recover(err -> Future.failedFuture(new ServiceException(ErrorCode.CONNECTION_ERROR,
             "cannot fetch " + url + " (" + reason(err) + ")")))
         .compose((HttpResponse<Buffer> response) -> {
-          if (response.statusCode() / 100 != 2) {
-            return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
-                "fetching " + url + " answered HTTP " + response.statusCode()));
+          int status = response.statusCode();
+          if (status / 100 != 2) {
+            String message = "fetching " + url + " answered HTTP " + status;
+            // 4xx is about the page (gone, forbidden): the same fetch gives the same answer, but for these
+            boolean retryable = status / 100 != 4 || status == 408 || status == 425 || status == 429;
+            return Future.failedFuture(retryable ? new ServiceException(ErrorCode.UPSTREAM_ERROR, message)
+                : ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, message));
           }
           String body = response.bodyAsString("UTF-8");
           return Future.succeededFuture(body == null ? "" : body);

@@ -32,6 +32,16 @@ public final class RequestParser {
   private static final Pattern COLLECTION_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
   /** {@link #COLLECTION_NAME} in words, for error messages. */
   public static final String COLLECTION_RULE = "1 to 255 characters, each a letter, digit, '_', '-' or '.'";
+  /** Control characters other than tab and line breaks: a query of only these is blank. */
+  private static final Pattern CONTROL = Pattern.compile("[\\p{Cc}&&[^\\t\\n\\r]]");
+  /**
+   * Every field a retrieve request may carry. An unknown field that is a near miss of one of these
+   * ("topk", "score_treshold") is refused with the likely name; other unknown fields are ignored,
+   * so a client may send fields of its own and newer clients still work with older servers.
+   */
+  static final List<String> KNOWN_FIELDS = List.of("query", "text", "query_text", "top_k", "k", "score_threshold",
+      "similarity_threshold", "filter", "filters", "collection", "include_context", "max_context_chars",
+      "search_mode");
 
   /** One slot of a batch: either a valid request or the reason it is not. */
   public record Slot(RetrievalRequest request, ServiceException error) {
@@ -52,6 +62,7 @@ public final class RequestParser {
     if (body == null) {
       throw invalid("the request body must be a JSON object", null);
     }
+    checkNearMisses(body);
     String query = query(body);
     return new RetrievalRequest(
         query,
@@ -163,7 +174,7 @@ public final class RequestParser {
     if (!(value instanceof String text)) {
       throw invalid("'" + key + "' must be a string", field(key));
     }
-    String query = text.strip();
+    String query = CONTROL.matcher(text).replaceAll("").strip();
     if (query.isEmpty()) {
       throw new ServiceException(ErrorCode.EMPTY_QUERY, "'" + key + "' must not be blank", field(key));
     }
@@ -174,6 +185,66 @@ public final class RequestParser {
           field(key).put("max", limits.maxQueryChars()).put("length", length));
     }
     return query;
+  }
+
+  /** Refuses a field that is not one of ours but nearly is: the client most likely misspelt it. */
+  private static void checkNearMisses(JsonObject body) {
+    for (String name : body.fieldNames()) {
+      if (KNOWN_FIELDS.contains(name)) {
+        continue;
+      }
+      String meant = nearMiss(name);
+      if (meant != null) {
+        throw invalid("unknown field '" + name + "'; did you mean '" + meant + "'?",
+            field(name).put("suggestion", meant));
+      }
+    }
+  }
+
+  /** The known field {@code name} is a likely misspelling of, or null. */
+  static String nearMiss(String name) {
+    String folded = fold(name);
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String known : KNOWN_FIELDS) {
+      if (fold(known).equals(folded)) {
+        return known; // "topK", "top-k", "TOP_K"
+      }
+      int distance = distance(folded, fold(known));
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = known;
+      }
+    }
+    // one edit ("colection"), two in long names ("scor_treshold"); short names are too often other words
+    int shorter = Math.min(folded.length(), fold(best).length());
+    int allowed = shorter >= 8 ? 2 : 1;
+    return shorter >= 4 && bestDistance <= allowed ? best : null;
+  }
+
+  private static String fold(String name) {
+    return name.toLowerCase(java.util.Locale.ROOT).replace("_", "").replace("-", "");
+  }
+
+  /** Optimal string alignment distance: insertions, deletions, substitutions, adjacent swaps. */
+  private static int distance(String a, String b) {
+    int[][] d = new int[a.length() + 1][b.length() + 1];
+    for (int i = 0; i <= a.length(); i++) {
+      d[i][0] = i;
+    }
+    for (int j = 0; j <= b.length(); j++) {
+      d[0][j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      }
+    }
+    return d[a.length()][b.length()];
   }
 
   private int topK(JsonObject body) {

@@ -12,6 +12,9 @@ import java.util.List;
  */
 public interface VectorStore {
 
+  /** The payload key naming the folder or sitemap a point was ingested from. */
+  String INGEST_SOURCE = "ingest_source";
+
   /**
    * Nearest points by cosine similarity, best first, at most {@code limit}, none below the threshold.
    * A {@link SearchMode#HYBRID} request on a collection with a keyword index is ranked by reciprocal
@@ -50,6 +53,24 @@ public interface VectorStore {
 
   /** Removes the points whose payload source_url equals {@code sourceUrl} except those in keepIds. */
   Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds);
+
+  /**
+   * Mirrors a source: removes every point whose payload {@value #INGEST_SOURCE} is {@code source} and
+   * whose source_url is not in {@code keepSourceUrls}. Answers each removed source_url with the
+   * number of its points that went. A missing collection is COLLECTION_NOT_FOUND.
+   */
+  default Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls) {
+    return Future.failedFuture(new dev.ragretrieval.error.ServiceException(dev.ragretrieval.error.ErrorCode.UPSTREAM_ERROR,
+        "this vector store cannot remove missing documents"));
+  }
+
+  /**
+   * Succeeds when a write to {@code collection} could start now (before an ingest does any work);
+   * fails with a reason and what to do. Stores without such a check succeed.
+   */
+  default Future<Void> checkWritable(String collection) {
+    return Future.succeededFuture();
+  }
 
   /** Distinct values of a payload key with counts, most frequent first. */
   Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline);

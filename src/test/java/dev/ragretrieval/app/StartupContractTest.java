@@ -120,6 +120,27 @@ class StartupContractTest {
   }
 
   @Test
+  @DisplayName("start-up reports not ready, with the reason, when the store cannot answer; ready when it can")
+  void notReadyReasonOnlyWhenNotReady(Vertx vertx, VertxTestContext test) throws IOException {
+    AppConfig embedded = config(freePort());
+    AppConfig unreachable = ConfigLoader.fromJson(new JsonObject().put("http", new JsonObject().put("host", "127.0.0.1")),
+        Map.of("EMBEDDING_PROVIDER", "cohere", "COHERE_API_KEY", KEY, "COHERE_BASE_URL", cohere.baseUrl(),
+            "COHERE_EMBED_DIMENSION", String.valueOf(DIM), "RAG_HTTP_PORT", String.valueOf(freePort()),
+            "QDRANT_HOST", "127.0.0.1", "QDRANT_GRPC_PORT", "1", "QDRANT_TIMEOUT_MS", "500"));
+    Application.start(vertx, unreachable, null)
+        .compose(down -> {
+          test.verify(() -> assertThat(down.notReadyReason()).hasValueSatisfying(r -> assertThat(r).isNotBlank()));
+          return down.shutdown();
+        })
+        .compose(v -> Application.start(vertx, embedded, null))
+        .onComplete(test.succeeding(up -> test.verify(() -> {
+          app = up;
+          assertThat(up.notReadyReason()).isEmpty();
+          test.completeNow();
+        })));
+  }
+
+  @Test
   @DisplayName("a port already in use stops start-up with one line naming the address, no class name")
   void portInUse(Vertx vertx, VertxTestContext test) throws IOException {
     ServerSocket taken = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());

@@ -132,7 +132,9 @@ class MainTest {
         + "Water tomatoes deeply twice a week at the base of the plant.\n");
     Run first = run("ingest", work.toString(), "--collection", "garden");
     assertThat(first.code()).as(first.err()).isZero();
-    assertThat(first.out()).contains("garden: 1 pages, 1 chunks, 1 upserted, 0 stale deleted, 0 failed");
+    assertThat(first.err()).contains("ingesting 1 page into 'garden'");
+    assertThat(first.out()).contains("garden: 1 page, 1 chunk, 1 upserted, 0 stale deleted, 0 documents removed (0 chunks),"
+        + " 0 chunks failed");
     Run again = run("ingest", work.toString(), "--collection", "garden", "--recreate");
     assertThat(again.code()).isZero();
     Map<String, String> env = env();
@@ -149,7 +151,7 @@ class MainTest {
   void failures() {
     Run missing = run("ingest", work.resolve("nope").toString());
     assertThat(missing.code()).isEqualTo(1);
-    assertThat(missing.err().strip()).startsWith("error: ").contains("nope").doesNotContain("\n");
+    assertThat(missing.err().strip()).startsWith("error: ").contains("nope", "is missing").doesNotContain("\n");
 
     Map<String, String> env = env();
     env.put("EMBEDDING_PROVIDER", "bogus");
@@ -175,6 +177,60 @@ class MainTest {
     assertThat(fail.code()).isEqualTo(1);
     assertThat(fail.err()).contains("below --min-accuracy");
     assertThat(run("eval", cases.toString(), "--min-accuracy", "2").code()).isEqualTo(2);
+  }
+
+  @Test
+  @DisplayName("query names its own options in errors: -k/--top-k, not top_k")
+  void optionNamesInErrors() {
+    Run r = run("query", "hello", "-k", "0");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("-k/--top-k must be between 1 and").doesNotContain("'top_k'");
+  }
+
+  @Test
+  @DisplayName("ingest checks first: an invalid collection name gives the rule, an unreachable Qdrant its host:port,"
+      + " a failing embedder says so; nothing is stored")
+  void checksFirst() throws Exception {
+    Path docs = Files.createDirectories(work.resolve("docs"));
+    Files.writeString(docs.resolve("a.md"), "# A\n\nSome text.\n");
+    Run badName = run("ingest", docs.toString(), "--collection", "bad/name");
+    assertThat(badName.code()).isEqualTo(1);
+    assertThat(badName.err()).contains("invalid collection name 'bad/name'", "letters, digits");
+
+    Map<String, String> qdrant = env();
+    qdrant.put("QDRANT_HOST", "127.0.0.1");
+    qdrant.put("QDRANT_GRPC_PORT", "1");
+    qdrant.put("QDRANT_MAX_ATTEMPTS", "1");
+    Run unreachable = run(qdrant, "ingest", docs.toString(), "--collection", "x");
+    assertThat(unreachable.code()).isEqualTo(1);
+    assertThat(unreachable.err()).contains("127.0.0.1:1").doesNotContain("ingesting");
+
+    Map<String, String> wrongKey = env();
+    wrongKey.put("COHERE_API_KEY", "wrong-key");
+    Run embedder = run(wrongKey, "ingest", docs.toString(), "--collection", "y");
+    assertThat(embedder.code()).isEqualTo(1);
+    assertThat(embedder.err()).contains("the embedding provider does not answer").doesNotContain("ingesting");
+    assertThat(dataDir.resolve("collections").resolve("y")).doesNotExist();
+  }
+
+  @Test
+  @DisplayName("delete a page and re-ingest the folder: its chunks are gone, the summary counts it; --keep-missing keeps it")
+  void reingestMirrorsTheFolder() throws Exception {
+    Path docs = Files.createDirectories(work.resolve("docs/garden"));
+    Files.writeString(docs.resolve("tomatoes.md"), "# Tomatoes\n\n## Watering\n\nWater tomatoes twice a week.\n");
+    Files.writeString(docs.resolve("roses.md"), "# Roses\n\n## Pruning\n\nPrune roses in early spring.\n");
+    assertThat(run("ingest", work.toString(), "--collection", "garden").code()).isZero();
+    Files.delete(docs.resolve("roses.md"));
+    Run kept = run("ingest", work.toString(), "--collection", "garden", "--keep-missing");
+    assertThat(kept.out()).contains("0 documents removed");
+    Run mirrored = run("ingest", work.toString(), "--collection", "garden");
+    assertThat(mirrored.code()).as(mirrored.err()).isZero();
+    assertThat(mirrored.out()).contains("1 document removed (1 chunk)");
+    Map<String, String> env = env();
+    env.put("QDRANT_COLLECTIONS", "garden");
+    Run query = run(env, "query", "prune roses", "--collection", "garden", "--json");
+    JsonArray results = new JsonObject(query.out()).getJsonArray("results");
+    assertThat(results).allSatisfy(r -> assertThat(((JsonObject) r).getString("source_url")).doesNotContain("roses"));
   }
 
   @Test

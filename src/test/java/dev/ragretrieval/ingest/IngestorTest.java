@@ -164,4 +164,87 @@ class IngestorTest {
         }))
         .onComplete(test.succeedingThenComplete());
   }
+
+  @Test
+  @DisplayName("re-ingesting a folder removes the pages no longer in it, all their chunks, and counts them")
+  void mirrorRemovesMissingPages(VertxTestContext test) throws Exception {
+    Path module = Files.createDirectories(docs.resolve("docs/mod-a"));
+    Files.writeString(module.resolve("a.md"), "# Page A\n\n## One\n\nFirst.\n\n## Two\n\nSecond.\n");
+    Files.writeString(module.resolve("b.md"), "# Page B\n\n## Other\n\nAnother page.\n");
+    Ingestor.Options mirror = options().fromSource(docs.toString(), true, java.util.Set.of());
+    ingestor.ingest(MarkdownFolder.read(docs, null), mirror)
+        .compose(first -> {
+          test.verify(() -> assertThat(first.removedDocuments()).isZero());
+          try {
+            Files.delete(module.resolve("a.md"));
+            return ingestor.ingest(MarkdownFolder.read(docs, null), mirror);
+          } catch (Exception e) {
+            return Future.failedFuture(e);
+          }
+        })
+        .compose(second -> {
+          test.verify(() -> {
+            assertThat(second.removedDocuments()).isEqualTo(1);
+            assertThat(second.removedChunks()).isEqualTo(2);
+            assertThat(second.describe()).contains("1 document removed (2 chunks)");
+          });
+          return store.facet("book", "source_url", 10, Deadline.in(java.time.Duration.ofSeconds(10)));
+        })
+        .onComplete(test.succeeding(urls -> test.verify(() -> {
+          assertThat(urls).extracting(c -> c.value()).containsExactly("docs/mod-a/b");
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("without mirroring (--keep-missing), or for another source, a missing page keeps its chunks")
+  void keepMissingAndOtherSourcesStay(VertxTestContext test) throws Exception {
+    Path module = Files.createDirectories(docs.resolve("docs/mod-a"));
+    Files.writeString(module.resolve("a.md"), "# Page A\n\n## One\n\nFirst.\n");
+    Files.writeString(module.resolve("b.md"), "# Page B\n\n## Other\n\nAnother page.\n");
+    Ingestor.Options mirror = options().fromSource(docs.toString(), true, java.util.Set.of());
+    Ingestor.Options keep = options().fromSource(docs.toString(), false, java.util.Set.of());
+    Ingestor.Options otherSource = options().fromSource("/elsewhere", true, java.util.Set.of());
+    ingestor.ingest(MarkdownFolder.read(docs, null), mirror)
+        .compose(first -> {
+          try {
+            Files.delete(module.resolve("a.md"));
+            return ingestor.ingest(MarkdownFolder.read(docs, null), keep);
+          } catch (Exception e) {
+            return Future.failedFuture(e);
+          }
+        })
+        .compose(kept -> {
+          test.verify(() -> assertThat(kept.removedDocuments()).isZero());
+          // a run from another source never touches this folder's documents
+          return ingestor.ingest(List.of(), otherSource);
+        })
+        .compose(other -> store.facet("book", "source_url", 10, Deadline.in(java.time.Duration.ofSeconds(10))))
+        .onComplete(test.succeeding(urls -> test.verify(() -> {
+          assertThat(urls).extracting(c -> c.value()).containsExactlyInAnyOrder("docs/mod-a/a", "docs/mod-a/b");
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("a page that could not be fetched this time (kept as present) is not removed")
+  void pagesFailedForNowAreKept(VertxTestContext test) throws Exception {
+    Path module = Files.createDirectories(docs.resolve("docs/mod-a"));
+    Files.writeString(module.resolve("a.md"), "# Page A\n\n## One\n\nFirst.\n");
+    Files.writeString(module.resolve("b.md"), "# Page B\n\n## Other\n\nAnother page.\n");
+    ingestor.ingest(MarkdownFolder.read(docs, null), options().fromSource("site", true, java.util.Set.of()))
+        .compose(first -> {
+          try {
+            Files.delete(module.resolve("a.md"));
+            return ingestor.ingest(MarkdownFolder.read(docs, null),
+                options().fromSource("site", true, java.util.Set.of("docs/mod-a/a")));
+          } catch (Exception e) {
+            return Future.failedFuture(e);
+          }
+        })
+        .onComplete(test.succeeding(second -> test.verify(() -> {
+          assertThat(second.removedDocuments()).isZero();
+          test.completeNow();
+        })));
+  }
 }

@@ -106,4 +106,26 @@ class QdrantIngestTest {
           test.completeNow();
         })));
   }
+
+  @Test
+  @DisplayName("on Qdrant, re-ingesting a source removes the pages no longer in it (delete by payload filter)")
+  void mirrorRemovesMissingPages(VertxTestContext test) {
+    List<Page> pages = SampleBook.pages();
+    Ingestor.Options options = Ingestor.Options.of("textbook_chunks", false, KEYS)
+        .fromSource("https://book.example/sitemap.xml", true, java.util.Set.of());
+    Page dropped = pages.get(0);
+    long droppedChunks = new Chunker().chunk(dropped).size();
+    ingestor.ingest(pages, options)
+        .compose(first -> ingestor.ingest(pages.subList(1, pages.size()), options).map(second -> {
+          test.verify(() -> {
+            assertThat(second.removedDocuments()).isEqualTo(1);
+            assertThat(second.removedChunks()).isEqualTo(droppedChunks);
+            assertThat(qdrant.count("textbook_chunks")).isEqualTo(first.chunks() - droppedChunks);
+            assertThat(qdrant.ids("textbook_chunks")).doesNotContain(Chunker.pointId(dropped.sourceUrl(), 0));
+            assertThat(qdrant.payloadIndexes("textbook_chunks")).containsKey("ingest_source");
+          });
+          return second;
+        }))
+        .onComplete(test.succeedingThenComplete());
+  }
 }

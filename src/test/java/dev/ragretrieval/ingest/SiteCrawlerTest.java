@@ -95,6 +95,8 @@ class SiteCrawlerTest {
   void crawlsSitemap(VertxTestContext test) {
     crawler.crawl(base + "/sitemap.xml").onComplete(test.succeeding(result -> test.verify(() -> {
       assertThat(result.failures()).singleElement().asString().contains("/docs/missing").contains("404");
+      // a 404 is about the page: running again cannot fix it
+      assertThat(result.failed()).singleElement().satisfies(f -> assertThat(f.retryable()).isFalse());
       assertThat(result.pages()).hasSize(2);
       Page nodes = result.pages().get(0);
       assertThat(nodes.sourceUrl()).isEqualTo(base + "/docs/module-1-ros2/nodes");
@@ -138,6 +140,7 @@ class SiteCrawlerTest {
         .onComplete(test.succeeding(none -> test.verify(() -> {
           assertThat(none.pages()).isEmpty();
           assertThat(none.failures()).singleElement().asString().startsWith("http://127.0.0.1:1/docs/x: cannot fetch");
+          assertThat(none.failed()).singleElement().satisfies(f -> assertThat(f.retryable()).isTrue());
           test.completeNow();
         })));
   }

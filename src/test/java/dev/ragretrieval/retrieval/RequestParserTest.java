@@ -108,6 +108,33 @@ class RequestParserTest {
   }
 
   @Test
+  @DisplayName("a query of only control characters is EMPTY_QUERY")
+  void controlCharactersOnly() {
+    assertCode(() -> parser.parse(body("{\"query\": \"\\u0000\\u0007 \\u001b\"}")), ErrorCode.EMPTY_QUERY, "query");
+    assertThat(parser.parse(body("{\"query\": \"no\\u0000des\"}")).query()).isEqualTo("nodes");
+  }
+
+  @Test
+  @DisplayName("a misspelt field such as topk is INVALID_REQUEST naming the field it likely meant")
+  void nearMissFieldGetsHint() {
+    assertThatThrownBy(() -> parser.parse(body("{\"query\": \"q\", \"topk\": 3}")))
+        .isInstanceOfSatisfying(ServiceException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.INVALID_REQUEST);
+          assertThat(e.getMessage()).isEqualTo("unknown field 'topk'; did you mean 'top_k'?");
+          assertThat(((JsonObject) e.details()).getString("suggestion")).isEqualTo("top_k");
+        });
+    assertCode(() -> parser.parse(body("{\"query\": \"q\", \"scor_treshold\": 0.3}")), ErrorCode.INVALID_REQUEST,
+        "scor_treshold");
+  }
+
+  @Test
+  @DisplayName("an unknown field that is no near miss (a client's own) is ignored")
+  void otherUnknownFieldsIgnored() {
+    assertThat(parser.parse(body("{\"query\": \"q\", \"query_id\": \"abc\", \"user\": \"u1\"}")).query())
+        .isEqualTo("q");
+  }
+
+  @Test
   @DisplayName("a query over the limit is QUERY_TOO_LONG; exactly the limit passes")
   void queryTooLong() {
     assertThat(parser.parse(new JsonObject().put("query", "a".repeat(50))).query()).hasSize(50);

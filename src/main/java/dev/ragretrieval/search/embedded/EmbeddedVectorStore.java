@@ -51,8 +51,12 @@ public final class EmbeddedVectorStore implements VectorStore {
   private static final String STORE = "embedded";
   private static final String META_FILE = "collection.json";
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
+  /** {@link #NAME} in words, for error messages. */
+  public static final String NAME_RULE = "1 to 128 characters: letters, digits, '_', '.' and '-', starting with"
+      + " a letter or digit";
 
   private final Path collectionsDir;
+  private final boolean readOnly;
   private final WorkerExecutor workers;
   /** Lucene work has no upstream timeout of its own: requests bring their deadline, admin work gets this long. */
   private static final Duration ADMIN = Duration.ofHours(1);
@@ -61,7 +65,13 @@ public final class EmbeddedVectorStore implements VectorStore {
   private final Upstream upstream;
 
   public EmbeddedVectorStore(Vertx vertx, Path dataDir, RagMetrics metrics) {
+    this(vertx, dataDir, metrics, false);
+  }
+
+  /** {@code readOnly}: searches only; creating, changing or deleting a collection is refused. */
+  public EmbeddedVectorStore(Vertx vertx, Path dataDir, RagMetrics metrics, boolean readOnly) {
     this.collectionsDir = dataDir.resolve("collections");
+    this.readOnly = readOnly;
     this.workers = vertx.createSharedWorkerExecutor("rag-embedded-store", 4);
     this.upstream = Upstream.inProcess(vertx, metrics, Upstream.Kind.VECTOR_STORE, STORE, "the embedded store", ADMIN);
   }
@@ -130,8 +140,9 @@ public final class EmbeddedVectorStore implements VectorStore {
   @Override
   public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
     return run("create_collection", () -> {
+      refuseIfReadOnly();
       if (!NAME.matcher(collection).matches()) {
-        throw new ServiceException(ErrorCode.INVALID_REQUEST, "invalid collection name");
+        throw new ServiceException(ErrorCode.INVALID_REQUEST, "invalid collection name '" + collection + "': " + NAME_RULE);
       }
       if (vectorSize < 1) {
         throw new ServiceException(ErrorCode.INVALID_REQUEST, "vector size must be positive");
@@ -145,7 +156,7 @@ public final class EmbeddedVectorStore implements VectorStore {
         JsonObject meta = new JsonObject().put("vector_size", vectorSize).put("distance", "Cosine")
             .put("indexed_keys", new JsonArray(new ArrayList<>(indexedKeys)));
         Files.writeString(dir.resolve(META_FILE), meta.encodePrettily(), StandardCharsets.UTF_8);
-        open.put(collection, new LuceneCollection(dir.resolve("index"), vectorSize));
+        open.put(collection, new LuceneCollection(dir.resolve("index"), vectorSize, false));
       }
       return null;
     });
@@ -154,6 +165,7 @@ public final class EmbeddedVectorStore implements VectorStore {
   @Override
   public Future<Void> deleteCollection(String collection) {
     return run("delete_collection", () -> {
+      refuseIfReadOnly();
       if (!NAME.matcher(collection).matches()) {
         return null;
       }
@@ -189,12 +201,50 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   @Override
+  public Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls) {
+    return run("delete_missing", () -> existing(collection).deleteMissing(INGEST_SOURCE, source, List.copyOf(keepSourceUrls)));
+  }
+
+  @Override
   public Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline) {
     return run("facet", () -> {
       if (deadline.expired()) {
         throw deadline.timeout("the embedded store");
       }
       return existing(collection).facet(key, limit);
+    });
+  }
+
+  /**
+   * Before an ingest: the data folder can be written and no other process is writing the
+   * collection now. A failure names the process holding the collection's write lock.
+   */
+  @Override
+  public Future<Void> checkWritable(String collection) {
+    return run("check_writable", () -> {
+      refuseIfReadOnly();
+      if (!NAME.matcher(collection).matches()) {
+        throw new ServiceException(ErrorCode.INVALID_REQUEST, "invalid collection name '" + collection + "': " + NAME_RULE);
+      }
+      try {
+        Files.createDirectories(collectionsDir);
+        Path probe = Files.createTempFile(collectionsDir, ".write-check", ".tmp");
+        Files.delete(probe);
+      } catch (IOException e) {
+        throw new ServiceException(ErrorCode.CONNECTION_ERROR,
+            "cannot write the embedded store's folder " + collectionsDir + " (RAG_DATA_DIR): " + e.getMessage());
+      }
+      Path index = collectionsDir.resolve(collection).resolve("index");
+      if (Files.isDirectory(index)) {
+        try {
+          LuceneCollection.checkWritable(index);
+        } catch (LockObtainFailedException e) {
+          throw new ServiceException(ErrorCode.CONNECTION_ERROR, "collection '" + collection + "' under "
+              + collectionsDir + " is being written by " + LuceneCollection.writerOf(index)
+              + "; wait for it to finish or stop it, then run the same command again");
+        }
+      }
+      return null;
     });
   }
 
@@ -223,6 +273,12 @@ public final class EmbeddedVectorStore implements VectorStore {
     return c.search(request.vector(), request.limit(), request.scoreThreshold(), request.filter());
   }
 
+  private void refuseIfReadOnly() {
+    if (readOnly) {
+      throw new ServiceException(ErrorCode.INVALID_REQUEST, "the embedded store was opened read-only");
+    }
+  }
+
   private static void checkSize(LuceneCollection c, float[] vector) {
     if (vector.length != c.vectorSize()) {
       throw new ServiceException(ErrorCode.UPSTREAM_ERROR, "vector size " + vector.length
@@ -241,9 +297,21 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   /** The open collection, opening it from disk on first use; null when it does not exist. */
   private LuceneCollection find(String collection) throws IOException {
+    if (!NAME.matcher(collection).matches()) {
+      return null;
+    }
     LuceneCollection c = open.get(collection);
-    if (c != null || !NAME.matcher(collection).matches()) {
-      return c;
+    if (c != null) {
+      if (Files.exists(collectionsDir.resolve(collection).resolve(META_FILE))) {
+        return c;
+      }
+      // another process deleted it
+      synchronized (this) {
+        if (open.remove(collection, c)) {
+          c.close();
+        }
+      }
+      return null;
     }
     synchronized (this) {
       c = open.get(collection);
@@ -258,7 +326,7 @@ public final class EmbeddedVectorStore implements VectorStore {
         return null;
       }
       int vectorSize = new JsonObject(meta).getInteger("vector_size");
-      c = new LuceneCollection(dir.resolve("index"), vectorSize);
+      c = new LuceneCollection(dir.resolve("index"), vectorSize, readOnly);
       open.put(collection, c);
       return c;
     }
@@ -297,7 +365,7 @@ public final class EmbeddedVectorStore implements VectorStore {
         throw e;
       } catch (LockObtainFailedException e) {
         throw new ServiceException(ErrorCode.CONNECTION_ERROR,
-            "the embedded vector store's files are in use by another process");
+            "the embedded vector store's files are being written by another process; try again when it has finished");
       } catch (RuntimeException e) {
         if (!(e instanceof java.io.UncheckedIOException || e instanceof org.apache.lucene.store.AlreadyClosedException)) {
           throw e; // a bug of ours: INTERNAL

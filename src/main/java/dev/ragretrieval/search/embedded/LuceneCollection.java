@@ -1,18 +1,22 @@
 package dev.ragretrieval.search.embedded;
 
 import dev.ragretrieval.search.FacetCount;
-import dev.ragretrieval.search.KeywordText;
-import dev.ragretrieval.search.Rrf;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.search.KeywordText;
+import dev.ragretrieval.search.Rrf;
+import dev.ragretrieval.error.ServiceException;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.HashMap;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +31,7 @@ import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.en.EnglishAnalyzer;
@@ -56,6 +61,8 @@ import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopDocs;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.store.Lock;
+import org.apache.lucene.store.LockObtainFailedException;
 import org.apache.lucene.util.BytesRef;
 
 /**
@@ -73,25 +80,60 @@ final class LuceneCollection implements AutoCloseable {
   static final String VECTOR = "vector";
   static final String PAYLOAD = "payload";
   static final String KEY_PREFIX = "k.";
-  static final String KEYWORDS = "keywords";
   /** Longer values (chunk texts) are not useful as filter terms and can exceed Lucene's term limit. */
   private static final int MAX_KEYWORD_CHARS = 512;
   /** Lucene 9's default cap is 1024; OpenAI-sized vectors need more. */
   private static final int MAX_DIMENSIONS = 4096;
 
+  static final String KEYWORDS = "keywords";
+  /** Who writes a collection right now: read when another process holds the write lock. */
+  static final String WRITER_FILE = "writer.json";
+
   private final int vectorSize;
+  private final Path indexDir;
+  private final boolean readOnly;
   private final Directory directory;
-  private final IndexWriter writer;
-  private final SearcherManager searchers;
+  private final Object writeLock = new Object();
   /** Only the keyword field is analysed; ids and payload keywords are StringFields, kept verbatim. */
   private final Analyzer analyzer = new EnglishAnalyzer();
+  /** Null until the index has its first commit. */
+  private SearcherManager searchers;
 
-  LuceneCollection(Path indexDir, int vectorSize) throws IOException {
+  /**
+   * Readers see the last commit of any process and refresh before each read. The write lock is
+   * held only while a write runs, so a server, a query and an ingest can share a data directory.
+   */
+  LuceneCollection(Path indexDir, int vectorSize, boolean readOnly) throws IOException {
     this.vectorSize = vectorSize;
+    this.indexDir = indexDir;
+    this.readOnly = readOnly;
     this.directory = FSDirectory.open(indexDir);
-    IndexWriterConfig config = new IndexWriterConfig(analyzer).setCodec(new WideVectorCodec());
-    this.writer = new IndexWriter(directory, config);
-    this.searchers = new SearcherManager(writer, null);
+    if (!readOnly && !DirectoryReader.indexExists(directory)) {
+      write(writer -> {}); // the first commit, so readers can open the empty index
+    }
+  }
+
+  /** A writable collection whose write lock this process can take now (held by nobody else). */
+  static void checkWritable(Path indexDir) throws IOException {
+    try (Directory dir = FSDirectory.open(indexDir); Lock lock = dir.obtainLock(IndexWriter.WRITE_LOCK_NAME)) {
+      lock.ensureValid();
+    }
+  }
+
+  /** Who holds the write lock, as the writer recorded it: "process 123 (java -jar ... serve)". */
+  static String writerOf(Path indexDir) {
+    try {
+      JsonObject writer = new JsonObject(Files.readString(indexDir.resolveSibling(WRITER_FILE), StandardCharsets.UTF_8));
+      long pid = writer.getLong("pid");
+      String command = ProcessHandle.of(pid).flatMap(p -> p.info().commandLine()).orElse(writer.getString("command"));
+      return "process " + pid + (command == null || command.isBlank() ? "" : " (" + clip(command) + ")");
+    } catch (IOException | RuntimeException e) {
+      return "another process";
+    }
+  }
+
+  private static String clip(String command) {
+    return command.length() <= 160 ? command : command.substring(0, 157) + "...";
   }
 
   int vectorSize() {
@@ -99,19 +141,24 @@ final class LuceneCollection implements AutoCloseable {
   }
 
   long count() throws IOException {
-    IndexSearcher searcher = searchers.acquire();
+    SearcherManager current = searchers();
+    if (current == null) {
+      return 0;
+    }
+    IndexSearcher searcher = current.acquire();
     try {
       return searcher.getIndexReader().numDocs();
     } finally {
-      searchers.release(searcher);
+      current.release(searcher);
     }
   }
 
   void upsert(List<Point> points) throws IOException {
-    for (Point point : points) {
-      writer.updateDocument(new Term(ID, point.id()), document(point));
-    }
-    publish();
+    write(writer -> {
+      for (Point point : points) {
+        writer.updateDocument(new Term(ID, point.id()), document(point));
+      }
+    });
   }
 
   /** Deletes the points of {@code sourceUrl} not in {@code keepIds}; returns how many went. */
@@ -124,17 +171,55 @@ final class LuceneCollection implements AutoCloseable {
     Query query = stale.build();
     long before = countOf(query);
     if (before > 0) {
-      writer.deleteDocuments(query);
-      publish();
+      write(writer -> writer.deleteDocuments(query));
     }
     return before;
+  }
+
+  /**
+   * Deletes the points whose {@code sourceKey} is {@code source} and whose source_url is not kept;
+   * answers each removed source_url with its number of points.
+   */
+  List<FacetCount> deleteMissing(String sourceKey, String source, Collection<String> keepSourceUrls)
+      throws IOException {
+    BooleanQuery.Builder missing = new BooleanQuery.Builder()
+        .add(new TermQuery(new Term(KEY_PREFIX + sourceKey, source)), Occur.FILTER);
+    if (!keepSourceUrls.isEmpty()) {
+      missing.add(new TermInSetQuery(KEY_PREFIX + "source_url", keepSourceUrls.stream().map(BytesRef::new).toList()),
+          Occur.MUST_NOT);
+    }
+    Query query = missing.build();
+    Map<String, Long> removed = new java.util.TreeMap<>();
+    SearcherManager current = searchers();
+    if (current == null) {
+      return List.of();
+    }
+    IndexSearcher searcher = current.acquire();
+    try {
+      int hits = searcher.count(query);
+      if (hits == 0) {
+        return List.of();
+      }
+      for (ScoreDoc doc : searcher.search(query, hits).scoreDocs) {
+        String url = new JsonObject(searcher.storedFields().document(doc.doc).get(PAYLOAD)).getString("source_url");
+        removed.merge(String.valueOf(url), 1L, Long::sum);
+      }
+    } finally {
+      current.release(searcher);
+    }
+    write(writer -> writer.deleteDocuments(query));
+    return removed.entrySet().stream().map(e -> new FacetCount(e.getKey(), e.getValue())).toList();
   }
 
   List<ScoredPoint> search(float[] vector, int limit, float threshold, Map<String, List<Object>> filter)
       throws IOException {
     int candidates = Math.max(limit * 4, 40);
     Query query = new KnnFloatVectorQuery(VECTOR, vector, candidates, filterQuery(filter));
-    IndexSearcher searcher = searchers.acquire();
+    SearcherManager current = searchers();
+    if (current == null) {
+      return List.of();
+    }
+    IndexSearcher searcher = current.acquire();
     try {
       TopDocs top = searcher.search(query, candidates);
       List<ScoredPoint> hits = new ArrayList<>();
@@ -152,17 +237,21 @@ final class LuceneCollection implements AutoCloseable {
       }
       return hits;
     } finally {
-      searchers.release(searcher);
+      current.release(searcher);
     }
   }
 
   /** Whether every document carries the keyword field, so BM25 sees the whole collection. */
   boolean hybrid() throws IOException {
-    IndexSearcher searcher = searchers.acquire();
+    SearcherManager current = searchers();
+    if (current == null) {
+      return true; // nothing written yet: whatever this version writes has the field
+    }
+    IndexSearcher searcher = current.acquire();
     try {
       return searcher.count(new FieldExistsQuery(KEYWORDS)) == searcher.getIndexReader().numDocs();
     } finally {
-      searchers.release(searcher);
+      current.release(searcher);
     }
   }
 
@@ -175,7 +264,11 @@ final class LuceneCollection implements AutoCloseable {
       Map<String, List<Object>> filter) throws IOException {
     int candidates = Math.max(limit * 4, 40);
     Query filterQuery = filterQuery(filter);
-    IndexSearcher searcher = searchers.acquire();
+    SearcherManager current = searchers();
+    if (current == null) {
+      return List.of();
+    }
+    IndexSearcher searcher = current.acquire();
     try {
       Map<Integer, Float> cosines = new HashMap<>();
       List<String> dense = new ArrayList<>();
@@ -213,7 +306,7 @@ final class LuceneCollection implements AutoCloseable {
       }
       return hits;
     } finally {
-      searchers.release(searcher);
+      current.release(searcher);
     }
   }
 
@@ -229,9 +322,12 @@ final class LuceneCollection implements AutoCloseable {
     // Lucene's COSINE similarity is (1 + cos) / 2
     return 2f * VectorSimilarityFunction.COSINE.compare(query, values.vectorValue()) - 1f;
   }
-
   List<FacetCount> facet(String key, int limit) throws IOException {
-    IndexSearcher searcher = searchers.acquire();
+    SearcherManager current = searchers();
+    if (current == null) {
+      return List.of();
+    }
+    IndexSearcher searcher = current.acquire();
     try {
       Set<String> values = new LinkedHashSet<>();
       for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
@@ -256,32 +352,90 @@ final class LuceneCollection implements AutoCloseable {
           .thenComparing(c -> String.valueOf(c.value())));
       return counts.size() > limit ? List.copyOf(counts.subList(0, limit)) : counts;
     } finally {
-      searchers.release(searcher);
+      current.release(searcher);
     }
   }
 
   @Override
-  public void close() throws IOException {
+  public synchronized void close() throws IOException {
     try {
-      searchers.close();
-      writer.close();
+      if (searchers != null) {
+        searchers.close();
+      }
     } finally {
       directory.close();
     }
   }
 
-  /** Commit for durability, then refresh so the change is searchable when the caller hears back. */
-  private void publish() throws IOException {
-    writer.commit();
-    searchers.maybeRefreshBlocking();
+  private interface Change {
+    void apply(IndexWriter writer) throws IOException;
+  }
+
+  /**
+   * One write: take the lock, change, commit, let the lock go, then refresh so the change is
+   * searchable when the caller hears back. A lock held elsewhere fails with LockObtainFailedException.
+   */
+  private void write(Change change) throws IOException {
+    if (readOnly) {
+      throw new ServiceException(ErrorCode.INVALID_REQUEST, "the embedded store was opened read-only");
+    }
+    synchronized (writeLock) {
+      IndexWriterConfig config = new IndexWriterConfig(analyzer).setCodec(new WideVectorCodec());
+      IndexWriter writer;
+      try {
+        writer = new IndexWriter(directory, config);
+      } catch (LockObtainFailedException e) {
+        throw new ServiceException(ErrorCode.CONNECTION_ERROR, "collection '" + indexDir.getParent().getFileName()
+            + "' is being written by " + writerOf(indexDir) + "; try again when it has finished");
+      }
+      try (writer) {
+        Path owner = indexDir.resolveSibling(WRITER_FILE);
+        Files.writeString(owner, new JsonObject().put("pid", ProcessHandle.current().pid())
+            .put("command", ProcessHandle.current().info().commandLine().orElse("")).encode(), StandardCharsets.UTF_8);
+        try {
+          change.apply(writer);
+          writer.commit();
+        } finally {
+          Files.deleteIfExists(owner);
+        }
+      }
+    }
+    SearcherManager current = searchers();
+    if (current != null) {
+      current.maybeRefreshBlocking();
+    }
+  }
+
+  /** The searchers over the last commit, refreshed when another process committed since. */
+  private synchronized SearcherManager searchers() throws IOException {
+    if (searchers == null) {
+      if (!DirectoryReader.indexExists(directory)) {
+        return null;
+      }
+      searchers = new SearcherManager(directory, null);
+    } else {
+      try {
+        searchers.maybeRefresh();
+      } catch (IOException e) {
+        // the index was replaced under us (another process recreated the collection): open it anew
+        searchers.close();
+        searchers = null;
+        return searchers();
+      }
+    }
+    return searchers;
   }
 
   private long countOf(Query query) throws IOException {
-    IndexSearcher searcher = searchers.acquire();
+    SearcherManager current = searchers();
+    if (current == null) {
+      return 0;
+    }
+    IndexSearcher searcher = current.acquire();
     try {
       return searcher.count(query);
     } finally {
-      searchers.release(searcher);
+      current.release(searcher);
     }
   }
 

@@ -42,6 +42,16 @@ public final class QdrantFilters {
     return out.build();
   }
 
+  /** Points ingested from {@code source} whose source_url is none of {@code keepSourceUrls}. */
+  public static Filter missingDocuments(String sourceKey, String source, Collection<String> keepSourceUrls) {
+    Filter.Builder out = Filter.newBuilder().addMust(matches(sourceKey, source));
+    if (!keepSourceUrls.isEmpty()) {
+      out.addMustNot(field("source_url",
+          Match.newBuilder().setKeywords(RepeatedStrings.newBuilder().addAllStrings(keepSourceUrls)).build()));
+    }
+    return out.build();
+  }
+
   static Condition condition(String key, List<Object> values) {
     if (values.size() == 1) {
       return matches(key, values.get(0));

@@ -301,6 +301,36 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
+  public Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls) {
+    io.qdrant.client.grpc.Common.Filter missing =
+        QdrantFilters.missingDocuments(INGEST_SOURCE, source, keepSourceUrls);
+    CountPoints count = CountPoints.newBuilder().setCollectionName(collection).setFilter(missing).setExact(true).build();
+    return upstream.call("delete_missing_count", adminDeadline(),
+            budget -> channel.call(VxPointsGrpcClient.Count, count, budget, collection))
+        .compose(counted -> {
+          long points = counted.getResult().getCount();
+          if (points == 0) {
+            return Future.succeededFuture(List.<FacetCount>of());
+          }
+          // Qdrant facets only indexed keys: the index is made here for collections made elsewhere
+          CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder().setCollectionName(collection)
+              .setFieldName("source_url").setFieldType(FieldType.FieldTypeKeyword).setWait(true).build();
+          FacetCounts facet = FacetCounts.newBuilder().setCollectionName(collection).setKey("source_url")
+              .setFilter(missing).setLimit(points).setExact(true).build();
+          DeletePoints delete = DeletePoints.newBuilder().setCollectionName(collection).setWait(true)
+              .setPoints(PointsSelector.newBuilder().setFilter(missing)).build();
+          return upstream.call("create_field_index", adminDeadline(),
+                  budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection))
+              .compose(v -> upstream.call("facet", adminDeadline(),
+                  budget -> channel.call(VxPointsGrpcClient.Facet, facet, budget, collection)))
+              .compose(documents -> upstream.call("delete_missing", adminDeadline(),
+                      budget -> channel.call(VxPointsGrpcClient.Delete, delete, budget, collection))
+                  .map(done -> documents.getHitsList().stream()
+                      .map(hit -> new FacetCount(facetValue(hit), hit.getCount())).toList()));
+        });
+  }
+
+  @Override
   public Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline) {
     FacetCounts facet = FacetCounts.newBuilder()
         .setCollectionName(collection)

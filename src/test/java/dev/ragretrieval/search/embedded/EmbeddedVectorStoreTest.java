@@ -252,4 +252,69 @@ class EmbeddedVectorStoreTest {
           test.completeNow();
         })));
   }
+
+  @Test
+  @DisplayName("a read-only store sees what a writer commits later, and refuses to write")
+  void readOnlySeesCommitsAndRefusesWrites(Vertx vertx, VertxTestContext test) {
+    EmbeddedVectorStore reader = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached(), true);
+    reader.collectionInfo(C)
+        .compose(before -> {
+          test.verify(() -> assertThat(before.pointsCount()).isEqualTo(5));
+          return store.upsert(C, List.of(point("f", new float[] {0, 0, 1}, "ch4", "New", 5)));
+        })
+        .compose(v -> reader.collectionInfo(C))
+        .compose(after -> {
+          test.verify(() -> assertThat(after.pointsCount()).isEqualTo(6));
+          return reader.upsert(C, List.of(point("g", new float[] {0, 0, 1}, "ch4", "New", 6)));
+        })
+        .onComplete(test.failing(err -> test.verify(() -> {
+          assertThat(ServiceException.from(err).getMessage()).contains("read-only");
+          reader.close().onComplete(test.succeedingThenComplete());
+        })));
+  }
+
+  @Test
+  @DisplayName("checkWritable fails naming the process that is writing the collection, and passes once it is done")
+  void checkWritableNamesTheWriter(VertxTestContext test) throws Exception {
+    Path index = dataDir.resolve("collections").resolve(C).resolve("index");
+    org.apache.lucene.store.Directory dir = org.apache.lucene.store.FSDirectory.open(index);
+    org.apache.lucene.store.Lock lock = dir.obtainLock(org.apache.lucene.index.IndexWriter.WRITE_LOCK_NAME);
+    java.nio.file.Files.writeString(index.resolveSibling(LuceneCollection.WRITER_FILE),
+        new JsonObject().put("pid", ProcessHandle.current().pid()).put("command", "rag-retrieval serve").encode());
+    store.checkWritable(C).map("passed while locked")
+        .recover(err -> {
+          test.verify(() -> assertThat(ServiceException.from(err).getMessage())
+              .contains("collection 'book'", "is being written by process " + ProcessHandle.current().pid()));
+          try {
+            lock.close();
+            dir.close();
+          } catch (java.io.IOException e) {
+            return Future.failedFuture(e);
+          }
+          return store.checkWritable(C).map("passed after release");
+        })
+        .onComplete(test.succeeding(outcome -> test.verify(() -> {
+          assertThat(outcome).isEqualTo("passed after release");
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("deleteMissing removes the points of a source whose source_url is not kept, and answers them per document")
+  void deleteMissing(VertxTestContext test) {
+    List<Point> sourced = List.of(
+        new Point("s1", new float[] {1, 0, 0}, new JsonObject().put("source_url", "x/1").put("ingest_source", "S")),
+        new Point("s2", new float[] {1, 0, 0}, new JsonObject().put("source_url", "x/2").put("ingest_source", "S")),
+        new Point("s3", new float[] {1, 0, 0}, new JsonObject().put("source_url", "x/2").put("ingest_source", "S")));
+    store.upsert(C, sourced)
+        .compose(v -> store.deleteMissing(C, "S", List.of("x/1")))
+        .compose(removed -> {
+          test.verify(() -> assertThat(removed).containsExactly(new FacetCount("x/2", 2)));
+          return store.collectionInfo(C);
+        })
+        .onComplete(test.succeeding(info -> test.verify(() -> {
+          assertThat(info.pointsCount()).isEqualTo(6); // the 5 seeded points have no ingest_source
+          test.completeNow();
+        })));
+  }
 }
