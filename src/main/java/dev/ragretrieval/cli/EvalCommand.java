@@ -5,37 +5,80 @@ import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.eval.EvalCase;
 import dev.ragretrieval.eval.EvalReport;
 import dev.ragretrieval.eval.Evaluator;
+import dev.ragretrieval.eval.HttpRetriever;
+import dev.ragretrieval.eval.InProcessRetriever;
+import dev.ragretrieval.eval.Retriever;
+import dev.ragretrieval.eval.TestResult;
+import dev.ragretrieval.ingest.SampleBook;
 import dev.ragretrieval.retrieval.RetrievalService;
+import io.vertx.core.Vertx;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** Runs a file of questions with their expected source, and reports hit@k. */
+/**
+ * Runs a file of Validation Tests (or the bundled {@code sample-book} set) in this process or
+ * against a running service, prints the results and a per-category table, writes a JSON report,
+ * and exits 1 when the run is below --min-accuracy or a test below its own success_criteria.
+ */
 @Command(name = "eval", mixinStandardHelpOptions = true,
-    description = "Run the questions of a JSON/JSONL file of {\"query\": ..., \"expected\": <source_url or section>}"
-        + " and report hit@k; exit 1 when accuracy is below --min-accuracy.")
+    description = {"Run Validation Tests ({\"test_id\", \"query_text\", \"expected_results\", \"test_category\","
+        + " \"success_criteria\"}; the older {\"query\", \"expected\"} too) from a JSON array or JSONL file,"
+        + " and report hit@1, hit@k, MRR and nDCG@k per test and per category.",
+        "<file> may be 'sample-book', the bundled questions about the sample book.",
+        "Exit 1 when hit@k is below --min-accuracy or a test misses its own success_criteria."})
 public final class EvalCommand implements Callable<Integer> {
 
-  @Parameters(index = "0", paramLabel = "<file>", description = "JSON array or JSON lines")
-  Path file;
+  /** Eval sets shipped in the jar, by short name. */
+  static final Map<String, String> BUNDLED = Map.of("sample-book", "sample-book/eval.json");
+  private static final Set<String> SEARCH_MODES = Set.of("dense", "hybrid");
+  private static final Duration RUN_LIMIT = Duration.ofMinutes(30);
 
-  @Option(names = "--min-accuracy", paramLabel = "X", description = "least hit@k (0..1) to pass, default 0")
+  @Parameters(index = "0", paramLabel = "<file>", description = "JSON array or JSON lines, or 'sample-book'")
+  String file;
+
+  @Option(names = "--min-accuracy", paramLabel = "X", description = "least hit@k over all tests (0..1), default 0")
   double minAccuracy;
 
-  @Option(names = {"--top-k", "-k"}, paramLabel = "N", defaultValue = "5", description = "k of hit@k (default 5)")
+  @Option(names = {"--top-k", "-k"}, paramLabel = "N", defaultValue = "5", description = "k of hit@k, MRR@k, nDCG@k (default 5)")
   int topK;
 
-  @Option(names = "--collection", paramLabel = "C", description = "collection to search (default: QDRANT_COLLECTION)")
+  @Option(names = "--collection", paramLabel = "C",
+      description = "collection to evaluate (default: QDRANT_COLLECTION); need not be in QDRANT_COLLECTIONS")
   String collection;
+
+  @Option(names = "--search-mode", paramLabel = "MODE",
+      description = "dense or hybrid, sent as the request's search_mode (default: the service's choice)")
+  String searchMode;
+
+  @Option(names = "--url", paramLabel = "URL",
+      description = "evaluate a running service (POST URL/v1/retrieve/batch) instead of this process's store")
+  String url;
+
+  @Option(names = "--api-key", paramLabel = "KEY",
+      description = "client key for --url (default: the RAG_API_KEY environment variable)")
+  String apiKey;
+
+  @Option(names = {"--output", "-o"}, paramLabel = "FILE", description = "write the JSON report here")
+  Path output;
 
   @Spec
   CommandSpec spec;
@@ -48,27 +91,126 @@ public final class EvalCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    checkOptions();
+    List<EvalCase> tests = EvalCase.parse(read(file));
+    Evaluator.Options options = new Evaluator.Options(topK, collection, searchMode);
+    EvalReport report = url != null ? overHttp(tests, options) : inProcess(tests, options);
+    return finish(report);
+  }
+
+  private void checkOptions() {
     if (minAccuracy < 0 || minAccuracy > 1) {
-      throw new ParameterException(spec.commandLine(), "--min-accuracy must be within 0..1");
+      throw usage("--min-accuracy must be within 0..1");
     }
-    List<EvalCase> cases;
-    try {
-      cases = EvalCase.parse(Files.readString(file));
-    } catch (NoSuchFileException e) {
-      throw new ServiceException(ErrorCode.INVALID_REQUEST, "no such file: " + file);
+    if (topK < 1 || topK > 100) {
+      throw usage("--top-k must be within 1..100");
     }
-    try (Services services = Services.start(cli, true)) {
-      RetrievalService service = new RetrievalService(services.embeddings(), services.store(), services.config);
-      Evaluator evaluator = new Evaluator(service, topK, collection);
-      EvalReport report = Services.await(evaluator.run(cases), Services.STARTUP);
-      report.lines().forEach(cli.out()::println);
-      cli.out().println(report.summary());
-      if (report.accuracy() < minAccuracy) {
-        cli.err().println(String.format(Locale.ROOT, "error: accuracy %.3f is below --min-accuracy %.3f",
-            report.accuracy(), minAccuracy));
-        return 1;
+    if (searchMode != null && !SEARCH_MODES.contains(searchMode)) {
+      throw usage("--search-mode must be dense or hybrid");
+    }
+    if (url != null && !HttpRetriever.isHttpUrl(url)) {
+      throw usage("--url must be an http(s) URL such as http://localhost:8080");
+    }
+    if (apiKey != null && url == null) {
+      throw usage("--api-key needs --url");
+    }
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+
+  /** A path, else a bundled set's short name. */
+  static String read(String name) throws IOException {
+    Path path = Path.of(name);
+    if (!Files.exists(path) && BUNDLED.containsKey(name)) {
+      try (InputStream in = EvalCommand.class.getClassLoader().getResourceAsStream(BUNDLED.get(name))) {
+        if (in != null) {
+          return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
       }
-      return 0;
     }
+    try {
+      return Files.readString(path);
+    } catch (NoSuchFileException e) {
+      throw new ServiceException(ErrorCode.INVALID_REQUEST, "no such file: " + name
+          + " (bundled sets: " + String.join(", ", BUNDLED.keySet()) + ")");
+    }
+  }
+
+  private EvalReport overHttp(List<EvalCase> tests, Evaluator.Options options) {
+    String key = apiKey != null ? apiKey : blankToNull(cli.env().get("RAG_API_KEY"));
+    Vertx vertx = Vertx.vertx();
+    try (Retriever retriever = new HttpRetriever(vertx, url, key, 32, Duration.ofMinutes(2).toMillis())) {
+      return Services.await(new Evaluator(retriever, options).run(tests), RUN_LIMIT);
+    } finally {
+      Services.await(vertx.close(), Duration.ofSeconds(30));
+    }
+  }
+
+  private EvalReport inProcess(List<EvalCase> tests, Evaluator.Options options) {
+    try (Services services = Services.start(withCollection(cli), false)) {
+      String defaultCollection = services.config.qdrant().collection();
+      // the sample book belongs to the default collection: load it only when that is the one evaluated
+      if (collection == null || collection.equals(defaultCollection)) {
+        Services.await(SampleBook.loadIfEmpty(services.vertx, services.config, services.store(),
+            services.embeddings()::embed), Services.STARTUP).ifPresent(s -> cli.err().println(String.format(Locale.ROOT,
+            "loaded sample book: %d pages, %d chunks in %.1fs", s.pages(), s.chunks(), s.seconds())));
+      }
+      RetrievalService service = new RetrievalService(services.embeddings(), services.store(), services.config);
+      long timeout = Math.max(services.config.http().requestTimeout().toMillis(), Duration.ofMinutes(2).toMillis());
+      Retriever retriever = new InProcessRetriever(service, services.config.retrieval().maxBatchQueries(), timeout);
+      return Services.await(new Evaluator(retriever, options).run(tests), RUN_LIMIT);
+    }
+  }
+
+  /** The named collection is one this run may search, whether or not the service is configured for it. */
+  private CliEnvironment withCollection(CliEnvironment base) {
+    if (collection == null) {
+      return base;
+    }
+    Map<String, String> env = new HashMap<>(base.env());
+    String others = blankToNull(env.get("QDRANT_COLLECTIONS"));
+    env.put("QDRANT_COLLECTIONS", others == null ? collection : others + "," + collection);
+    return new CliEnvironment(env, base.out(), base.err(), base.terminal(), base.serving());
+  }
+
+  private int finish(EvalReport report) throws IOException {
+    if (report.results().stream().allMatch(r -> r.error() != null)) {
+      // nothing was answered (no such collection, ...): that is the failure, not a score of 0
+      TestResult first = report.results().get(0);
+      throw new ServiceException(ErrorCode.valueOf(first.error().getString("code", "UPSTREAM_ERROR")),
+          first.error().getString("message", "every test failed"));
+    }
+    cli.out().println(report.header());
+    report.lines().forEach(cli.out()::println);
+    cli.out().println();
+    report.table().forEach(cli.out()::println);
+    cli.out().println();
+    cli.out().println(report.summary());
+    if (output != null) {
+      Files.writeString(output, report.toJson().encodePrettily() + "\n");
+      cli.err().println("report written to " + output);
+    }
+    List<String> reasons = new ArrayList<>();
+    if (report.accuracy() < minAccuracy) {
+      reasons.add(String.format(Locale.ROOT, "accuracy (hit@%d) %.3f is below --min-accuracy %.3f", topK,
+          report.accuracy(), minAccuracy));
+    }
+    List<TestResult> below = report.belowCriteria();
+    if (!below.isEmpty()) {
+      reasons.add(below.size() + " test(s) below their success_criteria or failed: "
+          + below.stream().map(r -> r.test().testId()).limit(10).collect(Collectors.joining(", "))
+          + (below.size() > 10 ? ", ..." : ""));
+    }
+    if (!reasons.isEmpty()) {
+      cli.err().println("error: " + String.join("; ", reasons));
+      return 1;
+    }
+    return 0;
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value.strip();
   }
 }

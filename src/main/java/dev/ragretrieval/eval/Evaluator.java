@@ -1,93 +1,64 @@
 package dev.ragretrieval.eval;
 
-import dev.ragretrieval.retrieval.RetrievalResult;
-import dev.ragretrieval.retrieval.RetrievalService;
-import dev.ragretrieval.retrieval.RetrievedChunk;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 
-/** Runs each case through the retrieval pipeline, one after another, and scores hit@k. */
+/**
+ * Sends the tests to a {@link Retriever} in batches, one batch after another, and scores each
+ * answer. Every request asks for the top k with score_threshold 0 (accuracy is about ranking, not
+ * the service's default cut-off), the collection, and the search mode when one is chosen.
+ */
 public final class Evaluator {
 
-  private final RetrievalService service;
-  private final int k;
-  private final String collection;
+  /** {@code collection} null = the service's default; {@code searchMode} null = the service's choice. */
+  public record Options(int k, String collection, String searchMode) {}
 
-  public Evaluator(RetrievalService service, int k, String collection) {
-    this.service = service;
-    this.k = k;
-    this.collection = collection;
+  private final Retriever retriever;
+  private final Options options;
+
+  public Evaluator(Retriever retriever, Options options) {
+    this.retriever = retriever;
+    this.options = options;
   }
 
-  public Future<EvalReport> run(List<EvalCase> cases) {
-    List<EvalReport.Outcome> outcomes = new ArrayList<>();
+  public Future<EvalReport> run(List<EvalCase> tests) {
+    String executedAt = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+    List<TestResult> results = new ArrayList<>();
+    String[] answeredFrom = {options.collection()};
     Future<Void> chain = Future.succeededFuture();
-    for (EvalCase testCase : cases) {
-      chain = chain.compose(v -> evaluate(testCase)).map(outcome -> {
-        outcomes.add(outcome);
-        return null;
-      });
+    int size = Math.max(1, retriever.batchSize());
+    for (int from = 0; from < tests.size(); from += size) {
+      List<EvalCase> batch = tests.subList(from, Math.min(tests.size(), from + size));
+      chain = chain.compose(v -> retriever.retrieve(batch.stream().map(this::request).toList()))
+          .map(answers -> {
+            for (int i = 0; i < batch.size(); i++) {
+              JsonObject result = answers.get(i).result();
+              if (answeredFrom[0] == null && result != null) {
+                answeredFrom[0] = result.getString("collection"); // the service fills in its default
+              }
+              results.add(TestResult.score(batch.get(i), options.k(), answers.get(i)));
+            }
+            return null;
+          });
     }
-    return chain.map(v -> new EvalReport(k, outcomes));
+    return chain.map(v -> new EvalReport(executedAt, retriever.target(),
+        answeredFrom[0] == null ? "(service default)" : answeredFrom[0], options.k(),
+        options.searchMode(), results));
   }
 
-  private Future<EvalReport.Outcome> evaluate(EvalCase testCase) {
-    // threshold 0: accuracy is about ranking, not about the service's default cut-off
-    JsonObject body = new JsonObject().put("query", testCase.query()).put("top_k", k).put("score_threshold", 0.0);
-    if (collection != null) {
-      body.put("collection", collection);
+  /** The retrieve request of one test: the API's JSON body. */
+  public JsonObject request(EvalCase test) {
+    JsonObject body = new JsonObject().put("query", test.query()).put("top_k", options.k()).put("score_threshold", 0.0);
+    if (options.collection() != null) {
+      body.put("collection", options.collection());
     }
-    long deadline = System.currentTimeMillis() + 60_000;
-    return service.validate(body)
-        .compose(request -> service.retrieve(request, UUID.randomUUID().toString(), deadline))
-        .map(result -> outcome(testCase, result));
-  }
-
-  static EvalReport.Outcome outcome(EvalCase testCase, RetrievalResult result) {
-    List<RetrievedChunk> chunks = result.results();
-    for (RetrievedChunk chunk : chunks) {
-      if (testCase.expected().stream().anyMatch(e -> matches(chunk, e))) {
-        return new EvalReport.Outcome(testCase, chunk.rank(), describe(chunks.get(0)));
-      }
+    if (options.searchMode() != null) {
+      body.put("search_mode", options.searchMode());
     }
-    return new EvalReport.Outcome(testCase, 0, chunks.isEmpty() ? "nothing" : describe(chunks.get(0)));
-  }
-
-  /** source_url (exact or its path end), section title, chunk_id, or source_url#section. */
-  static boolean matches(RetrievedChunk chunk, String expected) {
-    String e = expected.strip();
-    if (e.equals(chunk.chunkId())) {
-      return true;
-    }
-    int hash = e.lastIndexOf('#');
-    if (hash > 0) {
-      return sameSource(chunk.sourceUrl(), e.substring(0, hash)) && sameText(chunk.section(), e.substring(hash + 1));
-    }
-    return sameSource(chunk.sourceUrl(), e) || sameText(chunk.section(), e);
-  }
-
-  private static boolean sameSource(String actual, String expected) {
-    if (actual == null) {
-      return false;
-    }
-    String a = normalize(actual);
-    String e = normalize(expected);
-    return !e.isEmpty() && (a.equals(e) || a.endsWith("/" + e));
-  }
-
-  private static String normalize(String url) {
-    return url.strip().replaceFirst("^\\./", "").replaceFirst("/+$", "").replaceFirst("\\.mdx?$", "");
-  }
-
-  private static boolean sameText(String actual, String expected) {
-    String e = expected.strip().replaceFirst("^#+\\s*", "");
-    return actual != null && actual.strip().equalsIgnoreCase(e);
-  }
-
-  private static String describe(RetrievedChunk chunk) {
-    return chunk.sourceUrl() + (chunk.section() == null ? "" : " > " + chunk.section());
+    return body;
   }
 }

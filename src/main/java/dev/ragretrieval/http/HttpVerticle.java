@@ -1,5 +1,6 @@
 package dev.ragretrieval.http;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -186,7 +187,7 @@ public final class HttpVerticle extends VerticleBase {
       return;
     }
     long timeout = config.http().requestTimeout().toMillis();
-    ctx.put(DEADLINE, System.currentTimeMillis() + timeout);
+    ctx.put(DEADLINE, Deadline.in(config.http().requestTimeout()));
     long timer = vertx.setTimer(timeout, id -> exchange.fail(new ServiceException(ErrorCode.TIMEOUT,
         "the request took longer than " + timeout + " ms")));
     Runnable forgetExpiry = gate.onGraceExpiry(vertx.getOrCreateContext(), () -> exchange.fail(
@@ -247,7 +248,7 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   /** meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event. */
-  private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, long deadline) {
+  private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
     exchange.startStream(format);
     exchange.event("meta", ResultJson.meta(exchange.queryId(), request));
     service.retrieve(request, exchange.queryId(), deadline)
@@ -352,7 +353,7 @@ public final class HttpVerticle extends VerticleBase {
       exchange.fail(e);
       return;
     }
-    answer(exchange, service.facets(collection, key, limit).map(counts -> ResultJson.facets(key, collection, counts)));
+    answer(exchange, service.facets(collection, key, limit, deadline(ctx)).map(counts -> ResultJson.facets(key, collection, counts)));
   }
 
   private static int facetLimit(String raw) {
@@ -450,9 +451,9 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   /** Set by {@link #admit} on every /v1 route; the fallback is the same configured timeout. */
-  private long deadline(RoutingContext ctx) {
-    Long deadline = ctx.get(DEADLINE);
-    return deadline == null ? System.currentTimeMillis() + config.http().requestTimeout().toMillis() : deadline;
+  private Deadline deadline(RoutingContext ctx) {
+    Deadline deadline = ctx.get(DEADLINE);
+    return deadline == null ? Deadline.in(config.http().requestTimeout()) : deadline;
   }
 
   private static Future<JsonObject> jsonBody(RoutingContext ctx) {

@@ -176,4 +176,67 @@ class MainTest {
     assertThat(fail.err()).contains("below --min-accuracy");
     assertThat(run("eval", cases.toString(), "--min-accuracy", "2").code()).isEqualTo(2);
   }
+
+  @Test
+  @DisplayName("eval writes a JSON report and exits 1 when a test misses its own success_criteria")
+  void evalReportAndCriteria() throws Exception {
+    Path tests = work.resolve("tests.json");
+    Files.writeString(tests, """
+        [{"test_id": "dr", "query_text": "What is domain randomization?", "test_category": "conceptual",
+          "expected_results": [{"source_url": "docs/module-2-simulation/04-sim-to-real", "section": "Domain Randomization"}]},
+         {"test_id": "zmp", "query_text": "What is the zero moment point?", "test_category": "factual",
+          "expected_results": "The Zero Moment Point", "success_criteria": {"min_similarity_score": 0.999}}]
+        """);
+    Path report = work.resolve("report.json");
+    Run r = run("eval", tests.toString(), "--output", report.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err().lines().filter(l -> l.startsWith("error: ")).toList())
+        .containsExactly("error: 1 test(s) below their success_criteria or failed: zmp");
+    assertThat(r.out()).contains("| conceptual | 1 | 1.000 | 1.000 | 1.000 | 1.000 |", "[below criteria: first right result scored");
+    JsonObject json = new JsonObject(Files.readString(report));
+    assertThat(json.getString("collection")).isEqualTo("textbook_chunks");
+    assertThat(json.getJsonObject("overall").getInteger("tests")).isEqualTo(2);
+    assertThat(json.getJsonObject("overall").getInteger("below_criteria")).isEqualTo(1);
+    assertThat(json.getJsonObject("categories").fieldNames()).containsExactlyInAnyOrder("conceptual", "factual");
+    JsonObject zmp = json.getJsonArray("tests").getJsonObject(1);
+    assertThat(zmp.getString("test_id")).isEqualTo("zmp");
+    assertThat(zmp.getBoolean("passed")).isFalse();
+    assertThat(zmp.getInteger("first_relevant_rank")).isBetween(1, 5);
+  }
+
+  @Test
+  @DisplayName("eval --collection accepts a collection outside the configured list and does not load the sample book")
+  void evalOtherCollection() throws Exception {
+    Path docs = Files.createDirectories(work.resolve("docs/garden"));
+    Files.writeString(docs.resolve("tomatoes.md"), "---\ntitle: Tomatoes\n---\n\n## Watering Tomatoes\n\n"
+        + "Water tomatoes deeply twice a week at the base of the plant.\n");
+    assertThat(run("ingest", work.toString(), "--collection", "garden").code()).isZero();
+    Path tests = work.resolve("garden.jsonl");
+    Files.writeString(tests, "{\"query_text\": \"how often to water tomatoes\", \"expected_results\": \"Watering Tomatoes\"}\n");
+    Run r = run("eval", tests.toString(), "--collection", "garden", "--min-accuracy", "1");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).doesNotContain("sample book");
+    assertThat(r.out()).contains("collection 'garden'", "hit@5: 1/1 = 1.000");
+    Run missing = run("eval", tests.toString(), "--collection", "nothing_here");
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.err().strip()).startsWith("error: ").contains("nothing_here").doesNotContain("\n");
+  }
+
+  @Test
+  @DisplayName("eval finds the bundled sample-book set by its short name; bad options are usage errors")
+  void evalBundledSetAndUsage() {
+    Run r = run("eval", "sample-book", "--top-k", "3", "--search-mode", "dense");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("58 tests against in-process", "top 3", "| keyword |", "| **all** | 58 |");
+    for (String[] args : new String[][] {{"eval", "sample-book", "--search-mode", "sparse"},
+        {"eval", "sample-book", "--url", "not a url"}, {"eval", "sample-book", "--top-k", "0"},
+        {"eval", "sample-book", "--api-key", "k"}}) {
+      Run bad = run(args);
+      assertThat(bad.code()).as(String.join(" ", args)).isEqualTo(2);
+      assertThat(bad.err().strip()).startsWith("error: ").doesNotContain("\n");
+    }
+    Run missing = run("eval", work.resolve("none.json").toString());
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.err().strip()).contains("no such file");
+  }
 }

@@ -1,0 +1,97 @@
+package dev.ragretrieval.eval;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * One right answer of a test. The object form names what it checks ({@code chunk_id},
+ * {@code source_url}, {@code section}; all given parts must match). The string form ({@code text})
+ * is read per result: a chunk id, {@code source_url#section}, a source_url, or a section title.
+ * A source matches the full source_url or the end of its path ({@code .md}/{@code .html} and a
+ * trailing slash ignored); sections compare case-insensitively.
+ */
+public record Expected(String chunkId, String sourceUrl, String section, String text) {
+
+  public static Expected of(String value) {
+    return new Expected(null, null, null, value.strip());
+  }
+
+  /** Null when the object names nothing to check. */
+  public static Expected of(JsonObject value) {
+    String chunkId = string(value, "chunk_id");
+    String source = string(value, "source_url") != null ? string(value, "source_url") : string(value, "source");
+    String section = string(value, "section");
+    return chunkId == null && source == null && section == null ? null : new Expected(chunkId, source, section, null);
+  }
+
+  /** Whether a result (one chunk of the API's JSON) is this right answer. */
+  public boolean matches(JsonObject result) {
+    String actualId = result.getString("chunk_id");
+    String actualSource = result.getString("source_url");
+    String actualSection = result.getString("section");
+    if (text != null) {
+      if (text.equals(actualId)) {
+        return true;
+      }
+      int hash = text.lastIndexOf('#');
+      if (hash > 0 && sameSource(actualSource, text.substring(0, hash))
+          && sameText(actualSection, text.substring(hash + 1))) {
+        return true;
+      }
+      return sameSource(actualSource, text) || sameText(actualSection, text);
+    }
+    return (chunkId == null || chunkId.equals(actualId))
+        && (sourceUrl == null || sameSource(actualSource, sourceUrl))
+        && (section == null || sameText(actualSection, section));
+  }
+
+  /** How the report shows it. */
+  public String describe() {
+    if (text != null) {
+      return text;
+    }
+    if (chunkId != null) {
+      return chunkId;
+    }
+    return (sourceUrl == null ? "" : sourceUrl) + (section == null ? "" : (sourceUrl == null ? "" : "#") + section);
+  }
+
+  /** The JSON form written back in the report. */
+  public Object toJson() {
+    if (text != null) {
+      return text;
+    }
+    JsonObject json = new JsonObject();
+    if (chunkId != null) {
+      json.put("chunk_id", chunkId);
+    }
+    if (sourceUrl != null) {
+      json.put("source_url", sourceUrl);
+    }
+    if (section != null) {
+      json.put("section", section);
+    }
+    return json;
+  }
+
+  private static String string(JsonObject object, String key) {
+    return object.getValue(key) instanceof String s && !s.isBlank() ? s.strip() : null;
+  }
+
+  private static boolean sameSource(String actual, String expected) {
+    if (actual == null) {
+      return false;
+    }
+    String a = normalize(actual);
+    String e = normalize(expected);
+    return !e.isEmpty() && (a.equals(e) || a.endsWith("/" + e));
+  }
+
+  private static String normalize(String url) {
+    return url.strip().replaceFirst("^\\./", "").replaceFirst("/+$", "").replaceFirst("\\.(mdx?|html?)$", "");
+  }
+
+  private static boolean sameText(String actual, String expected) {
+    String e = expected.strip().replaceFirst("^#+\\s*", "");
+    return actual != null && !e.isEmpty() && actual.strip().equalsIgnoreCase(e);
+  }
+}
