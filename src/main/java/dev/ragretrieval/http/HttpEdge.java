@@ -12,6 +12,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 
 /**
  * The server's edge: its options (request line and header limits, HTTP/1.1 only), the connection
@@ -45,7 +46,7 @@ final class HttpEdge {
   }
 
   /** The router's first handler. */
-  void track(io.vertx.ext.web.RoutingContext ctx) {
+  void track(RoutingContext ctx) {
     guard.track(ctx);
   }
 

@@ -496,6 +496,9 @@ public final class HttpVerticle extends VerticleBase {
     } catch (DecodeException e) {
       return invalidBody("the request body is not valid JSON");
     }
+    if (!Utf8.wellFormed(value)) {
+      return invalidBody("the request body is not valid UTF-8: it escapes a lone surrogate (\\uD800-\\uDFFF)");
+    }
     return value instanceof JsonObject json ? Future.succeededFuture(json)
         : invalidBody("the request body must be a JSON object");
   }

@@ -1,10 +1,13 @@
 package dev.ragretrieval.http;
 
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 /**
  * Strict UTF-8: the JDK's decoder set to report, not replace, so overlong forms (C0 AF),
@@ -30,6 +33,43 @@ final class Utf8 {
 
   static boolean valid(Buffer buffer) {
     return valid(buffer.getBytes());
+  }
+
+  /**
+   * True when every string in a decoded JSON value (keys included) is well-formed UTF-16: a JSON
+   * escape such as {@code \ud800} can name a lone surrogate, which no UTF-8 can carry and which
+   * would reach the embedder as '?'.
+   */
+  static boolean wellFormed(Object json) {
+    if (json instanceof String text) {
+      return wellFormed(text);
+    }
+    if (json instanceof JsonObject object) {
+      for (Map.Entry<String, Object> field : object) {
+        if (!wellFormed(field.getKey()) || !wellFormed(field.getValue())) {
+          return false;
+        }
+      }
+    } else if (json instanceof JsonArray array) {
+      for (Object item : array) {
+        if (!wellFormed(item)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean wellFormed(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

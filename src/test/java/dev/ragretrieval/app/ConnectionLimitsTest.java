@@ -117,6 +117,27 @@ class ConnectionLimitsTest {
   }
 
   @Test
+  @DisplayName("slowloris on a kept-alive connection: a later request head sent byte by byte is closed at the idle timeout")
+  void slowlorisAfterFirstRequestClosed(Vertx vertx) throws IOException {
+    int port = start(vertx, Map.of("RAG_IDLE_TIMEOUT_MS", "500", "RAG_HEADER_TIMEOUT_MS", "60000"), new JsonObject());
+    Socket socket = idleAfterOneRequest(port);
+    byte[] head = ("GET /health/live HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + "a".repeat(200))
+        .getBytes(StandardCharsets.US_ASCII);
+    boolean closed = false;
+    for (int i = 0; i < head.length && !closed; i++) {
+      try {
+        socket.getOutputStream().write(head[i]);
+        socket.getOutputStream().flush();
+      } catch (IOException reset) {
+        closed = true;
+        break;
+      }
+      closed = RawHttp.closedWithin(socket, 50);
+    }
+    assertThat(closed).as("closed before the head was complete").isTrue();
+  }
+
+  @Test
   @DisplayName("at the cap, a new connection is served and the connection idle the longest is closed to make room")
   void capClosesLongestIdle(Vertx vertx) throws IOException {
     int port = start(vertx, Map.of("RAG_MAX_CONNECTIONS", "3"), new JsonObject());

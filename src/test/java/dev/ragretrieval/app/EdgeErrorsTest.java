@@ -187,6 +187,24 @@ class EdgeErrorsTest {
     }
   }
 
+  @ParameterizedTest(name = "JSON escape {0}")
+  @ValueSource(strings = {"\\ud800", "\\udfff", "a\\ud83e", "\\udd16\\ud83e"})
+  @DisplayName("a JSON escape of a lone surrogate in a body is 400 INVALID_REQUEST: no UTF-8 can carry it")
+  void loneSurrogateEscape(String escape) throws IOException {
+    byte[] body = ("{\"query\": \"robot " + escape + " nodes\"}").getBytes(StandardCharsets.US_ASCII);
+    JsonObject error = assertError(RawHttp.send(port, RawHttp.postJson("/v1/retrieve", body)), 400, "INVALID_REQUEST");
+    assertThat(error.getString("message")).contains("UTF-8");
+  }
+
+  @Test
+  @DisplayName("a JSON escape of a surrogate pair is one character, accepted")
+  void surrogatePairEscape() throws IOException {
+    byte[] body = "{\"query\": \"robot \\ud83e\\udd16 nodes\"}".getBytes(StandardCharsets.US_ASCII);
+    Response response = RawHttp.send(port, RawHttp.postJson("/v1/retrieve", body));
+    assertThat(response.status()).isEqualTo(200);
+    assertThat(new JsonObject(response.body()).getString("query")).isEqualTo("robot \uD83E\uDD16 nodes");
+  }
+
   @Test
   @DisplayName("malformed UTF-8 inside one query of a batch fails the whole body with 400 INVALID_REQUEST")
   void malformedUtf8InBatchBody() throws IOException {
