@@ -18,6 +18,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
 public final class Application {
 
   private static final Logger LOG = LoggerFactory.getLogger(Application.class);
+  /** When the grace is over, how long the last answers (503s, error events) get to be written before the server closes. */
+  private static final Duration EXPIRY_FLUSH = Duration.ofSeconds(2);
 
   private final Vertx vertx;
   private final AppConfig config;
@@ -79,7 +82,9 @@ public final class Application {
 
   /**
    * Graceful: readiness goes DOWN and new /v1 work gets 503 at once; requests and streams in flight
-   * may finish within the shutdown grace; then the server, the verticles and the store close.
+   * may finish within the shutdown grace. When it expires, every JSON request still open gets 503
+   * OVERLOADED with Retry-After and every open stream an OVERLOADED error event and its end; then
+   * the server, the verticles and the store close.
    * Calling it again returns the same future.
    */
   public synchronized Future<Void> shutdown() {
@@ -89,11 +94,14 @@ public final class Application {
           config.http().shutdownGrace().toMillis(), gate.inFlight());
       shutdown = gate.awaitIdle(vertx, config.http().shutdownGrace())
           .compose(idle -> {
-            if (!idle) {
-              LOG.warn("shutdown grace over with {} request(s) still in flight; closing them", gate.inFlight());
+            if (idle) {
+              return Future.succeededFuture();
             }
-            return stopAll();
+            LOG.warn("shutdown grace over with {} request(s) still in flight; answering them 503 OVERLOADED",
+                gate.inFlight());
+            return gate.expire(vertx, EXPIRY_FLUSH);
           })
+          .compose(flushed -> stopAll())
           .onSuccess(v -> LOG.info("shut down"));
     }
     return shutdown;

@@ -1,5 +1,6 @@
 package dev.ragretrieval.cli;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievalRequest;
@@ -85,10 +86,10 @@ public final class QueryCommand implements Callable<Integer> {
     }
   }
 
-  private static long deadline(Services services) {
+  private static Deadline deadline(Services services) {
     // the first local-model call may be slower than an HTTP request's budget
     long millis = Math.max(services.config.http().requestTimeout().toMillis(), 60_000);
-    return System.currentTimeMillis() + millis;
+    return Deadline.in(java.time.Duration.ofMillis(millis));
   }
 
   private void print(RetrievalResult result) {

@@ -24,7 +24,33 @@ public record AppConfig(
       int maxInFlight,
       Duration requestTimeout,
       Duration shutdownGrace,
-      List<String> corsOrigins) {}
+      List<String> corsOrigins,
+      Edge edge) {
+
+    /** With the default connection limits. */
+    public Http(int port, String host, int bodyLimitBytes, int maxInFlight, Duration requestTimeout,
+        Duration shutdownGrace, List<String> corsOrigins) {
+      this(port, host, bodyLimitBytes, maxInFlight, requestTimeout, shutdownGrace, corsOrigins, Edge.DEFAULT);
+    }
+  }
+
+  /**
+   * The HTTP edge's limits against abusive clients. Up to {@code maxConnections} connections are
+   * served; the next {@code connectionReserve} get one answer each (/health/* as usual, anything
+   * else 503 OVERLOADED) and are closed; beyond those a new connection is closed at once. A
+   * connection must deliver its first request head within {@code headerTimeout}; between requests
+   * it may stay idle for {@code idleTimeout}. {@code uriLimitBytes} bounds the request line (414),
+   * {@code headerLimitBytes} the header block (431).
+   */
+  public record Edge(
+      int maxConnections,
+      int connectionReserve,
+      Duration headerTimeout,
+      Duration idleTimeout,
+      int uriLimitBytes,
+      int headerLimitBytes) {
+    public static final Edge DEFAULT = new Edge(4096, 64, Duration.ofSeconds(10), Duration.ofSeconds(75), 32768, 32768);
+  }
 
   public record Security(Set<String> apiKeys) {
     public boolean authRequired() {

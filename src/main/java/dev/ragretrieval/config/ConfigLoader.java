@@ -2,6 +2,7 @@ package dev.ragretrieval.config;
 
 import dev.ragretrieval.config.AppConfig.Circuit;
 import dev.ragretrieval.config.AppConfig.Cohere;
+import dev.ragretrieval.config.AppConfig.Edge;
 import dev.ragretrieval.config.AppConfig.Embedding;
 import dev.ragretrieval.config.AppConfig.Http;
 import dev.ragretrieval.config.AppConfig.Local;
@@ -52,6 +53,11 @@ public final class ConfigLoader {
     ENV_PATHS.put("RAG_SHUTDOWN_GRACE_MS", "http.shutdown_grace_ms");
     ENV_PATHS.put("RAG_BODY_LIMIT_BYTES", "http.body_limit_bytes");
     ENV_PATHS.put("RAG_CORS_ORIGINS", "http.cors_origins");
+    ENV_PATHS.put("RAG_MAX_CONNECTIONS", "http.max_connections");
+    ENV_PATHS.put("RAG_HEADER_TIMEOUT_MS", "http.header_timeout_ms");
+    ENV_PATHS.put("RAG_IDLE_TIMEOUT_MS", "http.idle_timeout_ms");
+    ENV_PATHS.put("RAG_URI_LIMIT_BYTES", "http.uri_limit_bytes");
+    ENV_PATHS.put("RAG_HEADER_LIMIT_BYTES", "http.header_limit_bytes");
     ENV_PATHS.put("RAG_API_KEYS", "security.api_keys");
     ENV_PATHS.put("QDRANT_HOST", "qdrant.host");
     ENV_PATHS.put("QDRANT_GRPC_PORT", "qdrant.grpc_port");
@@ -130,6 +136,7 @@ public final class ConfigLoader {
     JsonObject store = section(c, "store");
     JsonObject logging = section(c, "logging");
 
+    int maxQueryChars = intIn(section(c, "retrieval"), "retrieval.max_query_chars", "max_query_chars", 1000, 1, 100_000);
     Http httpConfig = new Http(
         intIn(http, "RAG_HTTP_PORT", "port", 8080, 0, 65535),
         str(http, "host", "0.0.0.0"),
@@ -137,7 +144,8 @@ public final class ConfigLoader {
         intIn(http, "http.max_in_flight", "max_in_flight", 256, 1, 1_000_000),
         millis(http, "http.request_timeout_ms", "request_timeout_ms", 15000),
         millis(http, "http.shutdown_grace_ms", "shutdown_grace_ms", 20000),
-        strings(http, "cors_origins", List.of("*")));
+        strings(http, "cors_origins", List.of("*")),
+        edge(http, maxQueryChars));
 
     Security security = new Security(Set.copyOf(strings(section(c, "security"), "api_keys", List.of())));
 
@@ -234,6 +242,33 @@ public final class ConfigLoader {
       default -> throw new ConfigException(
           "EMBEDDING_PROVIDER must be auto, cohere, local or openai (got '" + value + "')");
     };
+  }
+
+  /**
+   * The edge's limits. The request line and the header block must hold the longest query the
+   * contract allows on GET /v1/retrieve/stream: every character 4 bytes of UTF-8, percent-encoded
+   * (12 bytes a character), plus room for the other parameters; the page's EventSource request
+   * can repeat that URL in its Referer header.
+   */
+  private static Edge edge(JsonObject http, int maxQueryChars) {
+    Edge def = Edge.DEFAULT;
+    return new Edge(
+        intIn(http, "RAG_MAX_CONNECTIONS", "max_connections", def.maxConnections(), 1, 1_000_000),
+        intIn(http, "http.connection_reserve", "connection_reserve", def.connectionReserve(), 0, 100_000),
+        millis(http, "RAG_HEADER_TIMEOUT_MS", "header_timeout_ms", (int) def.headerTimeout().toMillis()),
+        millis(http, "RAG_IDLE_TIMEOUT_MS", "idle_timeout_ms", (int) def.idleTimeout().toMillis()),
+        fitsLongestQuery(http, "RAG_URI_LIMIT_BYTES", "uri_limit_bytes", def.uriLimitBytes(), maxQueryChars),
+        fitsLongestQuery(http, "RAG_HEADER_LIMIT_BYTES", "header_limit_bytes", def.headerLimitBytes(), maxQueryChars));
+  }
+
+  private static int fitsLongestQuery(JsonObject http, String name, String key, int def, int maxQueryChars) {
+    int value = intIn(http, name, key, def, 1024, 16 * 1024 * 1024);
+    int needed = 12 * maxQueryChars + 4096;
+    if (value < needed) {
+      throw new ConfigException(name + " must be at least " + needed + " (got " + value + ") so that a query of "
+          + maxQueryChars + " characters fits GET /v1/retrieve/stream once percent-encoded");
+    }
+    return value;
   }
 
   private static Map<String, List<String>> payloadKeys(JsonObject json) {

@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import io.vertx.core.Future;
@@ -24,15 +25,15 @@ public final class EmbeddingClient {
   }
 
   /**
-   * Embeds {@code texts} (one vector per text, in order). {@code deadline} is absolute epoch millis;
-   * the event-bus send timeout is the time left to it. Vectors are shared, not copied: do not
+   * Embeds {@code texts} (one vector per text, in order). The event-bus send timeout is the time
+   * left to {@code deadline}. Vectors are shared, not copied: do not
    * modify them.
    */
-  public Future<EmbedResponse> embed(List<String> texts, InputType type, long deadline) {
+  public Future<EmbedResponse> embed(List<String> texts, InputType type, Deadline deadline) {
     if (texts == null || type == null || texts.stream().anyMatch(t -> t == null)) {
       return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "texts to embed must not be null"));
     }
-    long left = deadline - System.currentTimeMillis();
+    long left = deadline.remainingMillis();
     if (left <= 0) {
       return Future.failedFuture(timeout());
     }

@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding;
 
+import dev.ragretrieval.upstream.Deadline;
 import io.vertx.core.Future;
 import java.util.List;
 
@@ -20,8 +21,8 @@ public interface EmbeddingProvider {
     return Integer.MAX_VALUE;
   }
 
-  /** Embeds texts in order; {@code deadline} is absolute epoch millis. */
-  Future<List<float[]>> embed(List<String> texts, InputType inputType, long deadline);
+  /** Embeds texts in order, within {@code deadline}. */
+  Future<List<float[]>> embed(List<String> texts, InputType inputType, Deadline deadline);
 
   default Future<Void> close() {
     return Future.succeededFuture();

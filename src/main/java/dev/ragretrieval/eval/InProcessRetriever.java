@@ -1,5 +1,6 @@
 package dev.ragretrieval.eval;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.retrieval.RequestParser;
 import dev.ragretrieval.retrieval.ResultJson;
@@ -40,7 +41,7 @@ public final class InProcessRetriever implements Retriever {
       return Future.failedFuture(e);
     }
     List<String> queryIds = IntStream.range(0, slots.size()).mapToObj(i -> UUID.randomUUID().toString()).toList();
-    long deadline = System.currentTimeMillis() + timeoutMillis;
+    Deadline deadline = Deadline.in(java.time.Duration.ofMillis(timeoutMillis));
     List<Future<RetrievalResult>> results = service.retrieveBatch(slots, queryIds, deadline);
     List<Future<Answer>> answers = IntStream.range(0, results.size())
         .mapToObj(i -> results.get(i).map(r -> Answer.of(ResultJson.result(r)))

@@ -1,5 +1,6 @@
 package dev.ragretrieval.http;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -16,7 +17,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonArray;
@@ -71,6 +71,7 @@ public final class HttpVerticle extends VerticleBase {
   private final Handler<RoutingContext> metricsHandler;
   private final ApiKeyAuth auth;
   private HttpServer server;
+  private HttpEdge edge;
   private Buffer openApi;
 
   /** {@code metricsHandler} may be null: /metrics is then 404. */
@@ -90,10 +91,9 @@ public final class HttpVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> classpathResource("openapi.yaml"))
         .compose(spec -> {
           openApi = spec;
-          server = vertx.createHttpServer(new HttpServerOptions()
-              .setHost(config.http().host())
-              .setPort(config.http().port()));
-          return server.requestHandler(router()).listen();
+          edge = new HttpEdge(vertx, config.http());
+          server = vertx.createHttpServer(edge.options());
+          return edge.install(server, router()).listen();
         });
   }
 
@@ -111,6 +111,7 @@ public final class HttpVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.http().bodyLimitBytes());
 
+    router.route().handler(edge::track);
     router.route().failureHandler(this::failed);
     router.route().handler(cors());
 
@@ -186,13 +187,16 @@ public final class HttpVerticle extends VerticleBase {
       return;
     }
     long timeout = config.http().requestTimeout().toMillis();
-    ctx.put(DEADLINE, System.currentTimeMillis() + timeout);
+    ctx.put(DEADLINE, Deadline.in(config.http().requestTimeout()));
     long timer = vertx.setTimer(timeout, id -> exchange.fail(new ServiceException(ErrorCode.TIMEOUT,
         "the request took longer than " + timeout + " ms")));
+    Runnable forgetExpiry = gate.onGraceExpiry(vertx.getOrCreateContext(), () -> exchange.fail(
+        new ServiceException(ErrorCode.OVERLOADED, "the service is shutting down; retry on another instance", null, 1)));
     AtomicBoolean released = new AtomicBoolean();
     ctx.addEndHandler(done -> {
       if (released.compareAndSet(false, true)) {
         vertx.cancelTimer(timer);
+        forgetExpiry.run();
         gate.leave();
         RequestLog.log(exchange.logEntry());
       }
@@ -244,7 +248,7 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   /** meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event. */
-  private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, long deadline) {
+  private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
     exchange.startStream(format);
     exchange.event("meta", ResultJson.meta(exchange.queryId(), request));
     service.retrieve(request, exchange.queryId(), deadline)
@@ -349,7 +353,7 @@ public final class HttpVerticle extends VerticleBase {
       exchange.fail(e);
       return;
     }
-    answer(exchange, service.facets(collection, key, limit).map(counts -> ResultJson.facets(key, collection, counts)));
+    answer(exchange, service.facets(collection, key, limit, deadline(ctx)).map(counts -> ResultJson.facets(key, collection, counts)));
   }
 
   private static int facetLimit(String raw) {
@@ -447,15 +451,18 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   /** Set by {@link #admit} on every /v1 route; the fallback is the same configured timeout. */
-  private long deadline(RoutingContext ctx) {
-    Long deadline = ctx.get(DEADLINE);
-    return deadline == null ? System.currentTimeMillis() + config.http().requestTimeout().toMillis() : deadline;
+  private Deadline deadline(RoutingContext ctx) {
+    Deadline deadline = ctx.get(DEADLINE);
+    return deadline == null ? Deadline.in(config.http().requestTimeout()) : deadline;
   }
 
   private static Future<JsonObject> jsonBody(RoutingContext ctx) {
     Buffer buffer = ctx.body().buffer();
     if (buffer == null || buffer.length() == 0) {
       return invalidBody("the request body is empty; send a JSON object");
+    }
+    if (!Utf8.valid(buffer)) {
+      return invalidBody("the request body is not valid UTF-8");
     }
     Object value;
     try {

@@ -1,10 +1,13 @@
 package dev.ragretrieval.http;
 
 import dev.ragretrieval.observability.RagMetrics;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -20,6 +23,8 @@ public final class RequestGate {
   // the gauge this gate moves, fixed at construction so enter and leave always hit the same one
   private final AtomicInteger inFlightGauge = RagMetrics.get().inFlight();
   private volatile boolean draining;
+  // what each admitted request does when the shutdown grace expires before it has finished
+  private final Set<Runnable> expiries = ConcurrentHashMap.newKeySet();
 
   public RequestGate(int maxInFlight) {
     this.maxInFlight = maxInFlight;
@@ -58,6 +63,27 @@ public final class RequestGate {
   /** From now on readiness is DOWN and new work is refused. */
   public void drain() {
     draining = true;
+  }
+
+  /**
+   * Registers what an admitted request does if the shutdown grace expires while it is still open;
+   * it runs on {@code context} (the request's event loop). Returns the call that forgets it, for
+   * when the request is over.
+   */
+  public Runnable onGraceExpiry(Context context, Runnable expire) {
+    Runnable onContext = () -> context.runOnContext(v -> expire.run());
+    expiries.add(onContext);
+    return () -> expiries.remove(onContext);
+  }
+
+  /**
+   * The grace is over: every request still open is answered now (503 OVERLOADED, or an error
+   * event that ends a stream). Completes once they have all finished, or after {@code flush} at
+   * the latest.
+   */
+  public Future<Boolean> expire(Vertx vertx, Duration flush) {
+    expiries.forEach(Runnable::run);
+    return awaitIdle(vertx, flush);
   }
 
   /** Completes with true once nothing is in flight, or with false when the grace runs out first. */

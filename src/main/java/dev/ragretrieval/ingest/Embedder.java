@@ -1,5 +1,6 @@
 package dev.ragretrieval.ingest;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.embedding.InputType;
 import io.vertx.core.Future;
@@ -8,5 +9,5 @@ import java.util.List;
 /** What ingestion needs from embedding: {@code EmbeddingClient::embed} fits. */
 @FunctionalInterface
 public interface Embedder {
-  Future<EmbedResponse> embed(List<String> texts, InputType type, long deadline);
+  Future<EmbedResponse> embed(List<String> texts, InputType type, Deadline deadline);
 }

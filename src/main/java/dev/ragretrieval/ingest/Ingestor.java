@@ -1,5 +1,6 @@
 package dev.ragretrieval.ingest;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ErrorCode;
@@ -174,7 +175,7 @@ public final class Ingestor {
 
     private Future<Void> storeBatch(Batch batch) {
       List<String> texts = batch.chunks().stream().map(Chunk::embedText).toList();
-      long deadline = System.currentTimeMillis() + options.embedTimeout().toMillis();
+      Deadline deadline = Deadline.in(options.embedTimeout());
       return embedder.embed(texts, InputType.SEARCH_DOCUMENT, deadline).compose(response -> {
         if (response.vectors().size() != texts.size()) {
           return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,

@@ -1,5 +1,6 @@
 package dev.ragretrieval.retrieval;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.embedding.EmbeddingClient;
@@ -53,7 +54,7 @@ public final class RetrievalService {
   }
 
   /** Embeds the query, searches and maps the hits. */
-  public Future<RetrievalResult> retrieve(RetrievalRequest request, String queryId, long deadline) {
+  public Future<RetrievalResult> retrieve(RetrievalRequest request, String queryId, Deadline deadline) {
     long started = System.nanoTime();
     return timed(embed(List.of(request.query()), deadline))
         .compose(embedded -> timed(search(request, embedded.value().get(0), deadline))
@@ -61,8 +62,8 @@ public final class RetrievalService {
   }
 
   /** Distinct values of a filterable payload key, most frequent first. */
-  public Future<List<FacetCount>> facets(String collection, String key, int limit) {
-    return guarded(() -> store.facet(collection, key, limit));
+  public Future<List<FacetCount>> facets(String collection, String key, int limit, Deadline deadline) {
+    return guarded(() -> store.facet(collection, key, limit, deadline));
   }
 
   /** The context block for a finished retrieval, within the request's character budget. */
@@ -75,7 +76,7 @@ public final class RetrievalService {
    * collection. Returns one future per slot, in input order, each completing as its slot does;
    * an invalid slot (or a failed collection group) fails only its own futures.
    */
-  public List<Future<RetrievalResult>> retrieveBatch(List<RequestParser.Slot> slots, List<String> queryIds, long deadline) {
+  public List<Future<RetrievalResult>> retrieveBatch(List<RequestParser.Slot> slots, List<String> queryIds, Deadline deadline) {
     long started = System.nanoTime();
     List<Promise<RetrievalResult>> promises = new ArrayList<>(slots.size());
     List<Integer> valid = new ArrayList<>();
@@ -108,7 +109,7 @@ public final class RetrievalService {
 
   private void searchGroup(List<Integer> group, List<Integer> valid, List<RequestParser.Slot> slots,
       List<String> queryIds, Timed<List<float[]>> embedded, List<Promise<RetrievalResult>> promises,
-      long started, long deadline) {
+      long started, Deadline deadline) {
     List<SearchRequest> searches = group.stream()
         .map(v -> searchRequest(slots.get(valid.get(v)).request(), embedded.value().get(v), deadline))
         .toList();
@@ -127,11 +128,11 @@ public final class RetrievalService {
   }
 
   /** One vector per text, in order: the embedding verticle checks count and size of every answer. */
-  private Future<List<float[]>> embed(List<String> texts, long deadline) {
+  private Future<List<float[]>> embed(List<String> texts, Deadline deadline) {
     return embeddings.embed(texts, InputType.SEARCH_QUERY, deadline).map(EmbedResponse::vectors);
   }
 
-  private Future<List<ScoredPoint>> search(RetrievalRequest request, float[] vector, long deadline) {
+  private Future<List<ScoredPoint>> search(RetrievalRequest request, float[] vector, Deadline deadline) {
     return guarded(() -> store.search(searchRequest(request, vector, deadline)));
   }
 
@@ -144,7 +145,7 @@ public final class RetrievalService {
     }
   }
 
-  private static SearchRequest searchRequest(RetrievalRequest request, float[] vector, long deadline) {
+  private static SearchRequest searchRequest(RetrievalRequest request, float[] vector, Deadline deadline) {
     return new SearchRequest(request.collection(), vector, request.topK(), (float) request.scoreThreshold(),
         request.filter(), deadline);
   }

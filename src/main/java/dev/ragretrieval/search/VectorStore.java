@@ -1,5 +1,6 @@
 package dev.ragretrieval.search;
 
+import dev.ragretrieval.upstream.Deadline;
 import io.vertx.core.Future;
 import java.util.Collection;
 import java.util.List;
@@ -33,7 +34,7 @@ public interface VectorStore {
   Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds);
 
   /** Distinct values of a payload key with counts, most frequent first. */
-  Future<List<FacetCount>> facet(String collection, String key, int limit);
+  Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline);
 
   Future<Void> close();
 }

@@ -39,21 +39,21 @@ public final class Retry {
   }
 
   /** Retries the failures that say they are {@link ServiceException#retryable()}. */
-  public <T> Future<T> call(Supplier<Future<T>> attempt, long deadline) {
+  public <T> Future<T> call(Supplier<Future<T>> attempt, Deadline deadline) {
     return call(attempt, deadline, ServiceException::retryable);
   }
 
   /** Retries the failures {@code retryable} accepts; a TIMEOUT is never retried. */
-  public <T> Future<T> call(Supplier<Future<T>> attempt, long deadline, Predicate<ServiceException> retryable) {
+  public <T> Future<T> call(Supplier<Future<T>> attempt, Deadline deadline, Predicate<ServiceException> retryable) {
     Promise<T> promise = Promise.promise();
     run(attempt, deadline, retryable, 1, promise);
     return promise.future();
   }
 
-  private <T> void run(Supplier<Future<T>> attempt, long deadline, Predicate<ServiceException> retryable,
+  private <T> void run(Supplier<Future<T>> attempt, Deadline deadline, Predicate<ServiceException> retryable,
       int number, Promise<T> promise) {
-    if (System.currentTimeMillis() >= deadline) {
-      promise.fail(deadlinePassed());
+    if (deadline.expired()) {
+      promise.fail(deadline.timeout(upstream));
       return;
     }
     Future<T> result;
@@ -65,13 +65,13 @@ public final class Retry {
     result.onSuccess(promise::complete).onFailure(failure -> {
       ServiceException error = ServiceException.from(failure);
       long now = System.currentTimeMillis();
-      if (error.code() != ErrorCode.TIMEOUT && now >= deadline) {
-        error = deadlinePassed();
+      if (error.code() != ErrorCode.TIMEOUT && now >= deadline.epochMillis()) {
+        error = deadline.timeout(upstream);
       }
       boolean last = number >= policy.maxAttempts() || !retryable.test(error) || error.code() == ErrorCode.TIMEOUT;
       long wait = last ? 0 : backoffMillis(number, error.retryAfterSeconds());
       // a wait that would outlive the request ends it with what the upstream said
-      if (last || now + wait >= deadline) {
+      if (last || now + wait >= deadline.epochMillis()) {
         RagMetrics.get().upstreamFailure(upstream, error.code());
         promise.fail(error);
         return;
@@ -79,10 +79,6 @@ public final class Retry {
       RagMetrics.get().upstreamRetry(upstream, error.code());
       vertx.setTimer(Math.max(1, wait), id -> run(attempt, deadline, retryable, number + 1, promise));
     });
-  }
-
-  private ServiceException deadlinePassed() {
-    return new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + upstream + " answered");
   }
 
   /** Full jitter over an exponential ceiling, but never less than the server's Retry-After. */

@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.AppConfig.Cohere;
 import dev.ragretrieval.config.AppConfig.Local;
@@ -16,9 +17,9 @@ public final class EmbeddingTestConfigs {
 
   private EmbeddingTestConfigs() {}
 
-  /** A deadline {@code d} from now, as the providers take it (epoch millis). */
-  public static long in(Duration d) {
-    return System.currentTimeMillis() + d.toMillis();
+  /** A deadline {@code d} from now. */
+  public static Deadline in(Duration d) {
+    return Deadline.in(d);
   }
 
   public static AppConfig.Embedding cohere(String baseUrl, String apiKey, int dimension, int maxAttempts) {

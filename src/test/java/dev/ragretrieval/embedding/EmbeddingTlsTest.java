@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding;
 
+import dev.ragretrieval.upstream.Deadline;
 import static dev.ragretrieval.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -73,7 +74,7 @@ class EmbeddingTlsTest {
   }
 
   private static List<float[]> embed(EmbeddingProvider provider, String text) {
-    return await(provider.embed(List.of(text), InputType.SEARCH_QUERY, System.currentTimeMillis() + 10_000));
+    return await(provider.embed(List.of(text), InputType.SEARCH_QUERY, Deadline.in(java.time.Duration.ofMillis(10_000))));
   }
 
   private static ServiceException failure(EmbeddingProvider provider) {

@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding;
 
+import dev.ragretrieval.upstream.Deadline;
 import static dev.ragretrieval.embedding.EmbeddingTestConfigs.in;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -104,7 +105,7 @@ class EmbeddingVerticleTest extends EmbeddingServerFixture {
   @DisplayName("a deadline already past fails with TIMEOUT without reaching the provider")
   void pastDeadline(Vertx vertx, VertxTestContext test) {
     deployCohere(vertx, 1)
-        .compose(id -> new EmbeddingClient(vertx).embed(List.of("q"), InputType.SEARCH_QUERY, System.currentTimeMillis() - 1))
+        .compose(id -> new EmbeddingClient(vertx).embed(List.of("q"), InputType.SEARCH_QUERY, new Deadline(System.currentTimeMillis() - 1)))
         .onComplete(test.failing(serviceError(test, error -> {
           assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
           assertThat(server.callCount()).isZero();
@@ -140,7 +141,7 @@ class EmbeddingVerticleTest extends EmbeddingServerFixture {
     EmbeddingProvider lying = new EmbeddingProvider() {
       @Override public String model() { return "lying"; }
       @Override public int dimension() { return 8; }
-      @Override public Future<List<float[]>> embed(List<String> texts, InputType type, long deadline) {
+      @Override public Future<List<float[]>> embed(List<String> texts, InputType type, Deadline deadline) {
         return Future.succeededFuture(texts.stream().map(t -> new float[5]).toList());
       }
     };

@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding;
 
+import dev.ragretrieval.upstream.Deadline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.config.AppConfig;
@@ -38,7 +39,7 @@ class QueryCacheTest {
   }
 
   private static Future<EmbedResponse> embed(Vertx vertx, InputType type, String... texts) {
-    return new EmbeddingClient(vertx).embed(List.of(texts), type, System.currentTimeMillis() + 10_000);
+    return new EmbeddingClient(vertx).embed(List.of(texts), type, Deadline.in(java.time.Duration.ofMillis(10_000)));
   }
 
   @Test

@@ -1,5 +1,6 @@
 package dev.ragretrieval.ingest;
 
+import dev.ragretrieval.upstream.Deadline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.embedding.EmbeddingClient;
@@ -91,7 +92,7 @@ class IngestorTest {
     })).compose(second -> store.collectionInfo("book").map(info -> {
       test.verify(() -> assertThat(info.pointsCount()).isEqualTo(second.chunks()));
       return info;
-    })).compose(info -> store.facet("book", "chapter", 10)).onComplete(test.succeeding(chapters -> test.verify(() -> {
+    })).compose(info -> store.facet("book", "chapter", 10, Deadline.in(java.time.Duration.ofSeconds(10)))).onComplete(test.succeeding(chapters -> test.verify(() -> {
       assertThat(chapters).extracting(c -> c.value()).containsExactlyInAnyOrder("module-1-ros2",
           "module-2-simulation", "module-3-perception", "module-4-humanoid-control", "module-5-vla");
       test.completeNow();
@@ -120,7 +121,7 @@ class IngestorTest {
             assertThat(second.chunks()).isEqualTo(2);
             assertThat(second.deleted()).isEqualTo(1);
           });
-          return store.facet("book", "section", 10);
+          return store.facet("book", "section", 10, Deadline.in(java.time.Duration.ofSeconds(10)));
         })
         .onComplete(test.succeeding(sections -> test.verify(() -> {
           assertThat(sections).extracting(c -> c.value()).containsExactlyInAnyOrder("Keep", "Other");

@@ -1,5 +1,6 @@
 package dev.ragretrieval.ingest;
 
+import dev.ragretrieval.upstream.Deadline;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.config.AppConfig;
@@ -87,7 +88,7 @@ class SampleBookSearchTest {
   private static Future<RetrievalResult> ask(String question, JsonObject extra) {
     JsonObject body = new JsonObject().put("query", question).put("top_k", 5).mergeIn(extra);
     return service.validate(body)
-        .compose(request -> service.retrieve(request, UUID.randomUUID().toString(), System.currentTimeMillis() + 60_000));
+        .compose(request -> service.retrieve(request, UUID.randomUUID().toString(), Deadline.in(java.time.Duration.ofMillis(60_000))));
   }
 
   private static void assertFirst(RetrievalResult result, String sourceUrl, String section) {

@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding.http;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.embedding.InputType;
@@ -106,7 +107,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   }
 
   @Override
-  public Future<List<float[]>> embed(List<String> texts, InputType inputType, long deadline) {
+  public Future<List<float[]>> embed(List<String> texts, InputType inputType, Deadline deadline) {
     if (texts.isEmpty()) {
       return Future.succeededFuture(List.of());
     }
@@ -121,10 +122,10 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     return Future.succeededFuture();
   }
 
-  private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long deadline) {
-    long left = deadline - System.currentTimeMillis();
+  private Future<List<float[]>> attempt(List<String> texts, InputType inputType, Deadline deadline) {
+    long left = deadline.remainingMillis();
     if (left <= 0) {
-      return Future.failedFuture(deadlinePassed());
+      return Future.failedFuture(deadline.timeout(displayName));
     }
     long timeout = Math.min(callTimeoutMillis, left);
     long started = System.nanoTime();
@@ -136,7 +137,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     Future<List<float[]>> result = request.sendBuffer(requestBody(texts, inputType).toBuffer())
         .transform(sent -> {
           if (sent.failed()) {
-            return Future.failedFuture(transportFailure(sent.cause(), timeout, left));
+            return Future.failedFuture(transportFailure(sent.cause(), timeout, left, deadline));
           }
           try {
             return Future.succeededFuture(answer(sent.result(), texts.size()));
@@ -209,18 +210,14 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     }
   }
 
-  private ServiceException transportFailure(Throwable cause, long timeout, long left) {
+  private ServiceException transportFailure(Throwable cause, long timeout, long left, Deadline deadline) {
     if (cause instanceof TimeoutException) {
-      return timeout >= left ? deadlinePassed()
+      return timeout >= left ? deadline.timeout(displayName)
           : new ServiceException(ErrorCode.TIMEOUT, displayName + " did not answer within " + timeout + " ms");
     }
     // refused, reset, DNS, TLS handshake, closed mid-answer: the request never completed
     LOG.debug("{} call failed: {}", name, cause.toString());
     return new ServiceException(ErrorCode.CONNECTION_ERROR, "cannot reach " + displayName);
-  }
-
-  private ServiceException deadlinePassed() {
-    return new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + displayName + " answered");
   }
 
   private static ServiceException permanent(String message) {

@@ -1,5 +1,6 @@
 package dev.ragretrieval.embedding.local;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.langchain4j.data.embedding.Embedding;
 import dev.langchain4j.data.segment.TextSegment;
 import dev.langchain4j.model.embedding.EmbeddingModel;
@@ -75,15 +76,15 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
   }
 
   @Override
-  public Future<List<float[]>> embed(List<String> texts, InputType inputType, long deadline) {
+  public Future<List<float[]>> embed(List<String> texts, InputType inputType, Deadline deadline) {
     if (texts.isEmpty()) {
       return Future.succeededFuture(List.of());
     }
     long started = System.nanoTime();
     Future<List<float[]>> result = load().compose(embedder -> workers.executeBlocking(() -> {
       // queued work whose caller has given up is skipped
-      if (System.currentTimeMillis() >= deadline) {
-        throw new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before the local model ran");
+      if (deadline.expired()) {
+        throw deadline.timeout("the local model");
       }
       return infer(embedder, texts, inputType);
     }, false)).recover(failure -> {

@@ -1,5 +1,7 @@
 package dev.ragretrieval.search.embedded;
 
+import dev.ragretrieval.upstream.Deadline;
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
@@ -75,7 +77,7 @@ public final class EmbeddedVectorStore implements VectorStore {
   public Future<CollectionInfo> collectionInfo(String collection) {
     return run("collection_info", () -> {
       LuceneCollection c = existing(collection);
-      return new CollectionInfo(collection, c.vectorSize(), c.count());
+      return new CollectionInfo(collection, c.vectorSize(), c.count(), false);
     });
   }
 
@@ -141,8 +143,13 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<List<FacetCount>> facet(String collection, String key, int limit) {
-    return run("facet", () -> existing(collection).facet(key, limit));
+  public Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline) {
+    return run("facet", () -> {
+      if (deadline.expired()) {
+        throw deadline.timeout("the embedded store");
+      }
+      return existing(collection).facet(key, limit);
+    });
   }
 
   @Override
@@ -159,8 +166,8 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   private List<ScoredPoint> searchNow(SearchRequest request) throws IOException {
-    if (System.currentTimeMillis() >= request.deadline()) {
-      throw new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before the search ran");
+    if (request.deadline().expired()) {
+      throw request.deadline().timeout("the embedded store");
     }
     LuceneCollection c = existing(request.collection());
     checkSize(c, request.vector());

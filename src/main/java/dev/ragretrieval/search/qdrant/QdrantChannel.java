@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import io.vertx.core.Future;
@@ -59,14 +60,14 @@ final class QdrantChannel {
   }
 
   /**
-   * @param deadline absolute epoch millis; the call also stops at the configured timeout
+   * @param deadline the request's; the call also stops at the configured timeout
    * @param collection the collection the call is about, named in a COLLECTION_NOT_FOUND message
    */
-  <Req, Resp> Future<Resp> call(ServiceMethod<Resp, Req> method, Req message, long deadline, String collection) {
+  <Req, Resp> Future<Resp> call(ServiceMethod<Resp, Req> method, Req message, Deadline deadline, String collection) {
     long now = System.currentTimeMillis();
-    long budget = Math.min(deadline - now, timeoutMillis);
+    long budget = Math.min(deadline.epochMillis() - now, timeoutMillis);
     if (budget <= 0) {
-      return Future.failedFuture(QdrantErrors.timeout());
+      return Future.failedFuture(deadline.timeout("Qdrant"));
     }
     long callDeadline = now + budget;
     return attempt(method, message, callDeadline, collection, true)

@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -96,7 +97,7 @@ public final class QdrantVectorStore implements VectorStore {
 
   @Override
   public Future<List<ScoredPoint>> search(SearchRequest request) {
-    long deadline = request.deadline();
+    Deadline deadline = request.deadline();
     return timed("search", () -> vectorName(request.collection(), deadline)
         .compose(using -> withRetry(() -> channel.call(VxPointsGrpcClient.Query, query(request, using), deadline,
             request.collection()), deadline))
@@ -108,7 +109,7 @@ public final class QdrantVectorStore implements VectorStore {
     if (requests.isEmpty()) {
       return Future.succeededFuture(List.of());
     }
-    long deadline = requests.stream().mapToLong(SearchRequest::deadline).min().orElseThrow();
+    Deadline deadline = requests.stream().map(SearchRequest::deadline).reduce(Deadline::min).orElseThrow();
     // QueryBatch works on one collection: one call per collection named, answers put back in order
     Map<String, List<Integer>> byCollection = new LinkedHashMap<>();
     for (int i = 0; i < requests.size(); i++) {
@@ -137,18 +138,18 @@ public final class QdrantVectorStore implements VectorStore {
 
   @Override
   public Future<CollectionInfo> collectionInfo(String collection) {
-    long deadline = adminDeadline();
+    Deadline deadline = adminDeadline();
     return timed("collection_info",
         () -> describe(collection, deadline)
             .compose(info -> {
               VectorsConfig vectors = info.getConfig().getParams().getVectorsConfig();
               int size = (int) vectorSize(vectors, vectorName(vectors));
               if (info.hasPointsCount()) {
-                return Future.succeededFuture(new CollectionInfo(collection, size, info.getPointsCount()));
+                return Future.succeededFuture(new CollectionInfo(collection, size, info.getPointsCount(), false));
               }
               CountPoints count = CountPoints.newBuilder().setCollectionName(collection).setExact(true).build();
               return withRetry(() -> channel.call(VxPointsGrpcClient.Count, count, deadline, collection), deadline)
-                  .map(counted -> new CollectionInfo(collection, size, counted.getResult().getCount()));
+                  .map(counted -> new CollectionInfo(collection, size, counted.getResult().getCount(), false));
             }));
   }
 
@@ -159,7 +160,7 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   private Future<Void> createWithIndexes(String collection, int vectorSize, List<String> indexedKeys) {
-    long deadline = adminDeadline();
+    Deadline deadline = adminDeadline();
     CreateCollection create = CreateCollection.newBuilder()
         .setCollectionName(collection)
         .setVectorsConfig(VectorsConfig.newBuilder()
@@ -175,7 +176,7 @@ public final class QdrantVectorStore implements VectorStore {
           .setWait(true)
           .build();
       chain = chain.compose(done -> {
-        long indexDeadline = adminDeadline();
+        Deadline indexDeadline = adminDeadline();
         return withRetry(
             () -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, indexDeadline, collection), indexDeadline);
       });
@@ -185,7 +186,7 @@ public final class QdrantVectorStore implements VectorStore {
 
   @Override
   public Future<Void> deleteCollection(String collection) {
-    long deadline = adminDeadline();
+    Deadline deadline = adminDeadline();
     vectorNames.remove(collection);
     DeleteCollection delete = DeleteCollection.newBuilder().setCollectionName(collection).build();
     return timed("delete_collection",
@@ -201,7 +202,7 @@ public final class QdrantVectorStore implements VectorStore {
     if (points.isEmpty()) {
       return Future.succeededFuture();
     }
-    long deadline = adminDeadline();
+    Deadline deadline = adminDeadline();
     return timed("upsert", () -> vectorName(collection, deadline).compose(using -> {
       UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true);
       points.forEach(point -> upsert.addPoints(PointStruct.newBuilder()
@@ -215,7 +216,7 @@ public final class QdrantVectorStore implements VectorStore {
 
   @Override
   public Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds) {
-    long deadline = adminDeadline();
+    Deadline deadline = adminDeadline();
     DeletePoints delete = DeletePoints.newBuilder()
         .setCollectionName(collection)
         .setWait(true)
@@ -226,8 +227,7 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<List<FacetCount>> facet(String collection, String key, int limit) {
-    long deadline = adminDeadline();
+  public Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline) {
     FacetCounts facet = FacetCounts.newBuilder()
         .setCollectionName(collection)
         .setKey(key)
@@ -263,7 +263,7 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /** The collection's vector name, asked of Qdrant once and remembered (failures are not). */
-  private Future<String> vectorName(String collection, long deadline) {
+  private Future<String> vectorName(String collection, Deadline deadline) {
     String known = vectorNames.get(collection);
     if (known != null) {
       return Future.succeededFuture(known);
@@ -272,7 +272,7 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /** Asks Qdrant about the collection and remembers its vector name. */
-  private Future<io.qdrant.client.grpc.Collections.CollectionInfo> describe(String collection, long deadline) {
+  private Future<io.qdrant.client.grpc.Collections.CollectionInfo> describe(String collection, Deadline deadline) {
     GetCollectionInfoRequest get = GetCollectionInfoRequest.newBuilder().setCollectionName(collection).build();
     return withRetry(() -> channel.call(VxCollectionsGrpcClient.Get, get, deadline, collection), deadline)
         .map(response -> {
@@ -339,15 +339,15 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /** Calls outside a client request (readiness, ingestion): every attempt may use the whole timeout. */
-  private long adminDeadline() {
-    return System.currentTimeMillis() + timeoutMillis * maxAttempts;
+  private Deadline adminDeadline() {
+    return Deadline.in(Duration.ofMillis(timeoutMillis * maxAttempts));
   }
 
   /**
    * Every Qdrant call goes through here: the circuit breaker, then retries. Only a rate limit or an
    * unreachable server is worth the same call again.
    */
-  private <T> Future<T> withRetry(Supplier<Future<T>> attempt, long deadline) {
+  private <T> Future<T> withRetry(Supplier<Future<T>> attempt, Deadline deadline) {
     return circuit.call(() -> retry.call(attempt, deadline,
         e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR));
   }

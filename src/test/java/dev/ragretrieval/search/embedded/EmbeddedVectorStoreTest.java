@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.embedded;
 
+import dev.ragretrieval.upstream.Deadline;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -60,7 +61,7 @@ class EmbeddedVectorStoreTest {
   }
 
   private static SearchRequest search(float[] vector, int limit, float threshold, Map<String, List<Object>> filter) {
-    return new SearchRequest(C, vector, limit, threshold, filter, System.currentTimeMillis() + 10_000);
+    return new SearchRequest(C, vector, limit, threshold, filter, Deadline.in(java.time.Duration.ofMillis(10_000)));
   }
 
   private static List<String> ids(List<ScoredPoint> hits) {
@@ -139,9 +140,9 @@ class EmbeddedVectorStoreTest {
   @DisplayName("a missing collection is COLLECTION_NOT_FOUND for every read and write")
   void missingCollection(VertxTestContext test) {
     SearchRequest request = new SearchRequest("nope", new float[] {1, 0, 0}, 3, 0f, Map.of(),
-        System.currentTimeMillis() + 10_000);
+        Deadline.in(java.time.Duration.ofMillis(10_000)));
     List<Future<?>> calls = List.of(store.search(request), store.collectionInfo("nope"),
-        store.upsert("nope", List.of()), store.facet("nope", "chapter", 10),
+        store.upsert("nope", List.of()), store.facet("nope", "chapter", 10, Deadline.in(java.time.Duration.ofSeconds(10))),
         store.deleteStale("nope", "u", List.of()), store.searchBatch(List.of(request)));
     Future.join(calls).onComplete(done -> test.verify(() -> {
       for (Future<?> call : calls) {
@@ -175,10 +176,10 @@ class EmbeddedVectorStoreTest {
   @Test
   @DisplayName("facets count a key's values, most frequent first, and honour deletions")
   void facets(VertxTestContext test) {
-    store.facet(C, "chapter", 10).compose(counts -> {
+    store.facet(C, "chapter", 10, Deadline.in(java.time.Duration.ofSeconds(10))).compose(counts -> {
       test.verify(() -> assertThat(counts).containsExactly(
           new FacetCount("ch1", 2), new FacetCount("ch2", 2), new FacetCount("ch3", 1)));
-      return store.deleteStale(C, "u/ch2", List.of()).compose(v -> store.facet(C, "chapter", 1));
+      return store.deleteStale(C, "u/ch2", List.of()).compose(v -> store.facet(C, "chapter", 1, Deadline.in(java.time.Duration.ofSeconds(10))));
     }).onComplete(test.succeeding(counts -> test.verify(() -> {
       assertThat(counts).containsExactly(new FacetCount("ch1", 2));
       test.completeNow();
@@ -215,7 +216,7 @@ class EmbeddedVectorStoreTest {
     v[7] = 1;
     store.createCollection("wide", 1536, List.of())
         .compose(x -> store.upsert("wide", List.of(new Point("w", v, new JsonObject().put("text", "w")))))
-        .compose(x -> store.search(new SearchRequest("wide", v, 1, 0.5f, Map.of(), System.currentTimeMillis() + 10_000)))
+        .compose(x -> store.search(new SearchRequest("wide", v, 1, 0.5f, Map.of(), Deadline.in(java.time.Duration.ofMillis(10_000)))))
         .onComplete(test.succeeding(hits -> test.verify(() -> {
           assertThat(ids(hits)).containsExactly("w");
           test.completeNow();

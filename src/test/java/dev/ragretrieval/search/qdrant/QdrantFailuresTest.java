@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.upstream.Deadline;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.await;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.config;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.failure;
@@ -202,7 +203,7 @@ class QdrantFailuresTest {
     QdrantVectorStore store = store(vertx, qdrant, null, 3);
 
     ServiceException error = failure(store.search(
-        new SearchRequest("docs", new float[] {1, 0}, 1, 0f, Map.of(), System.currentTimeMillis() - 1)));
+        new SearchRequest("docs", new float[] {1, 0}, 1, 0f, Map.of(), new Deadline(System.currentTimeMillis() - 1))));
 
     assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
     assertThat(qdrant.callCount("Query")).isZero();

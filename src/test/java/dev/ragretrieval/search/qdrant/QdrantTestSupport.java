@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ServiceException;
 import io.vertx.core.Future;
@@ -49,7 +50,7 @@ final class QdrantTestSupport {
     return v;
   }
 
-  static long in(Duration d) {
-    return System.currentTimeMillis() + d.toMillis();
+  static Deadline in(Duration d) {
+    return Deadline.in(d);
   }
 }

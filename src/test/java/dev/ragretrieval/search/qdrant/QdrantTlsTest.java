@@ -68,7 +68,7 @@ class QdrantTlsTest {
 
     assertThat(await(store.search(search()))).extracting(ScoredPoint::payload)
         .containsExactly(new JsonObject().put("text", "one"));
-    assertThat(await(store.collectionInfo("docs"))).isEqualTo(new CollectionInfo("docs", 2, 1));
+    assertThat(await(store.collectionInfo("docs"))).isEqualTo(new CollectionInfo("docs", 2, 1, false));
     assertThat(qdrant.lastApiKey()).isEqualTo(KEY);
     assertThat(qdrant.callCount("Query")).isEqualTo(1);
   }

@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.upstream.Deadline;
 import static dev.ragretrieval.embedding.Vectors.cosine;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.await;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.config;
@@ -234,7 +235,7 @@ class QdrantVectorStoreTest {
   void collectionInfo() {
     CollectionInfo info = await(store.collectionInfo("docs"));
 
-    assertThat(info).isEqualTo(new CollectionInfo("docs", DIM, 120));
+    assertThat(info).isEqualTo(new CollectionInfo("docs", DIM, 120, false));
   }
 
   @Test
@@ -260,7 +261,7 @@ class QdrantVectorStoreTest {
     await(store.createCollection("fresh", 4, List.of("chapter", "source_url")));
 
     assertThat(qdrant.collectionExists("fresh")).isTrue();
-    assertThat(await(store.collectionInfo("fresh"))).isEqualTo(new CollectionInfo("fresh", 4, 0));
+    assertThat(await(store.collectionInfo("fresh"))).isEqualTo(new CollectionInfo("fresh", 4, 0, false));
     assertThat(qdrant.payloadIndexes("fresh")).containsOnlyKeys("chapter", "source_url")
         .allSatisfy((key, type) -> assertThat(type).isEqualTo(io.qdrant.client.grpc.Points.FieldType.FieldTypeKeyword));
   }
@@ -317,13 +318,13 @@ class QdrantVectorStoreTest {
           new JsonObject().put("chapter", "module-2-simulation"));
     }
 
-    var counts = await(store.facet("docs", "chapter", 10));
+    var counts = await(store.facet("docs", "chapter", 10, Deadline.in(java.time.Duration.ofSeconds(10))));
 
     assertThat(counts).extracting(c -> c.value(), c -> c.count()).containsExactly(
         org.assertj.core.groups.Tuple.tuple("module-3-perception", 46L),
         org.assertj.core.groups.Tuple.tuple("module-2-simulation", 43L),
         org.assertj.core.groups.Tuple.tuple("module-1-ros2", 40L));
-    assertThat(await(store.facet("docs", "chapter", 1))).hasSize(1);
+    assertThat(await(store.facet("docs", "chapter", 1, Deadline.in(java.time.Duration.ofSeconds(10))))).hasSize(1);
   }
 
   @Test

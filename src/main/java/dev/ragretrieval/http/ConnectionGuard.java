@@ -1,0 +1,186 @@
+package dev.ragretrieval.http;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.RoutingContext;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Connection limits, so that no client can hold the server's sockets:
+ * <ul>
+ *   <li>a new connection must deliver its first request head within the header timeout (ends
+ *       slowloris; vert.x has no header-read timeout of its own);</li>
+ *   <li>between requests a connection may stay idle for the idle timeout, which also bounds the
+ *       head of every later request on it;</li>
+ *   <li>at most {@code maxConnections} are open: a new one beyond it closes the connection that has
+ *       been idle (or waiting for its head) the longest, so a flood of idle or slow connections
+ *       cannot lock out new clients such as the liveness probe;</li>
+ *   <li>when every connection is busy with a request, the next {@code connectionReserve} get one
+ *       answer each, /health/* as usual and 503 OVERLOADED for anything else, and are closed;
+ *       beyond those a new connection is closed before anything is read.</li>
+ * </ul>
+ * A request in progress is never cut by these timers: the request deadline bounds it.
+ * Connection handlers and their requests run on the HTTP verticle's event loop.
+ */
+final class ConnectionGuard {
+
+  private final Vertx vertx;
+  private final AppConfig.Edge limits;
+  private final AtomicInteger open = new AtomicInteger();
+  private final Map<HttpConnection, Tracked> connections = new ConcurrentHashMap<>();
+  // connections without a request in progress, longest idle first: the ones closed to make room
+  private final Set<Tracked> idle = new LinkedHashSet<>();
+  private final MeterRegistry registry = RagMetrics.get().registry();
+
+  ConnectionGuard(Vertx vertx, AppConfig.Edge limits) {
+    this.vertx = vertx;
+    this.limits = limits;
+    Gauge.builder("rag_http_connections_open", open, AtomicInteger::get)
+        .description("HTTP connections open now")
+        .register(registry);
+  }
+
+  /** The server's connection handler. */
+  void connected(HttpConnection connection) {
+    int count = open.incrementAndGet();
+    Tracked tracked = new Tracked(connection);
+    connections.put(connection, tracked);
+    connection.closeHandler(closed -> {
+      open.decrementAndGet();
+      connections.remove(connection);
+      tracked.disarm();
+    });
+    if (count > limits.maxConnections()) {
+      Tracked longestIdle = longestIdle();
+      if (longestIdle != null) {
+        // the newcomer takes the freed place: a served one, or one of the reserve's
+        tracked.overCap = longestIdle.overCap;
+        longestIdle.close("evicted");
+      } else if (count > limits.maxConnections() + limits.connectionReserve()) {
+        tracked.close("refused");
+        return;
+      } else {
+        tracked.overCap = true;
+      }
+    }
+    tracked.arm(limits.headerTimeout(), "header_timeout");
+  }
+
+  /** Wraps the server's request handler: a head has arrived, so the connection's timer stops. */
+  Handler<HttpServerRequest> requests(Handler<HttpServerRequest> next) {
+    return request -> {
+      Tracked tracked = connections.get(request.connection());
+      if (tracked != null) {
+        tracked.started();
+        if (tracked.overCap && !request.path().startsWith("/health/")) {
+          RawErrors.send(request, new ServiceException(ErrorCode.OVERLOADED,
+              "too many open connections; retry shortly", null, 1));
+          return;
+        }
+      }
+      next.handle(request);
+    };
+  }
+
+  /** The router's first handler: when the response is over, the connection's idle time starts. */
+  void track(RoutingContext ctx) {
+    Tracked tracked = connections.get(ctx.request().connection());
+    if (tracked != null) {
+      ctx.addEndHandler(done -> tracked.ended());
+    }
+    ctx.next();
+  }
+
+  private synchronized Tracked longestIdle() {
+    Iterator<Tracked> oldest = idle.iterator();
+    if (!oldest.hasNext()) {
+      return null;
+    }
+    Tracked tracked = oldest.next();
+    oldest.remove();
+    return tracked;
+  }
+
+  private synchronized void idle(Tracked tracked, boolean isIdle) {
+    if (isIdle) {
+      idle.add(tracked);
+    } else {
+      idle.remove(tracked);
+    }
+  }
+
+  private void closed(String reason) {
+    Counter.builder("rag_http_connections_closed_total")
+        .description("HTTP connections the server closed to protect itself, by reason")
+        .tag("reason", reason)
+        .register(registry)
+        .increment();
+  }
+
+  /** One connection's state; touched only on its event loop. */
+  private final class Tracked {
+    private final HttpConnection connection;
+    private boolean overCap;
+    private int active;
+    private long timer = -1;
+
+    Tracked(HttpConnection connection) {
+      this.connection = connection;
+    }
+
+    void started() {
+      active++;
+      disarm();
+    }
+
+    void ended() {
+      active--;
+      if (active > 0) {
+        return;
+      }
+      if (overCap) {
+        connection.close();
+      } else {
+        arm(limits.idleTimeout(), "idle_timeout");
+      }
+    }
+
+    void arm(Duration timeout, String reason) {
+      disarm();
+      idle(this, true);
+      timer = vertx.setTimer(timeout.toMillis(), id -> {
+        timer = -1;
+        close(reason);
+      });
+    }
+
+    void disarm() {
+      idle(this, false);
+      if (timer >= 0) {
+        vertx.cancelTimer(timer);
+        timer = -1;
+      }
+    }
+
+    void close(String reason) {
+      disarm();
+      closed(reason);
+      connection.close();
+    }
+  }
+}

@@ -1,0 +1,80 @@
+package dev.ragretrieval.http;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+
+/**
+ * The server's edge: its options (request line and header limits, HTTP/1.1 only), the connection
+ * limits of {@link ConnectionGuard}, and the answers vert.x would otherwise give with an empty
+ * body (414, 431, a malformed request) or not give at all (a request target that is not UTF-8),
+ * all in the contract's error shape.
+ */
+final class HttpEdge {
+
+  private final AppConfig.Http config;
+  private final ConnectionGuard guard;
+
+  HttpEdge(Vertx vertx, AppConfig.Http config) {
+    this.config = config;
+    this.guard = new ConnectionGuard(vertx, config.edge());
+  }
+
+  /**
+   * h2c is off: the ingress speaks HTTP/1.1 to the pods, and the limits here are HTTP/1.1's
+   * (an HTTP/2 stream that breaks a header limit is reset, with no body to carry an error).
+   */
+  HttpServerOptions options() {
+    return new HttpServerOptions()
+        .setHost(config.host())
+        .setPort(config.port())
+        .setHttp2ClearTextEnabled(false)
+        .setMaxInitialLineLength(config.edge().uriLimitBytes())
+        .setMaxHeaderSize(config.edge().headerLimitBytes());
+  }
+
+  /** The router's first handler. */
+  void track(io.vertx.ext.web.RoutingContext ctx) {
+    guard.track(ctx);
+  }
+
+  HttpServer install(HttpServer server, Router router) {
+    return server
+        .connectionHandler(guard::connected)
+        .invalidRequestHandler(this::invalid)
+        .requestHandler(guard.requests(request -> {
+          String problem = Utf8.uriProblem(request.uri());
+          if (problem != null) {
+            RawErrors.send(request, new ServiceException(ErrorCode.INVALID_REQUEST, problem,
+                new JsonObject().put("field", "uri")));
+            return;
+          }
+          router.handle(request);
+        }));
+  }
+
+  /** What vert.x's default invalid-request handler answers, with the contract's body. */
+  private void invalid(HttpServerRequest request) {
+    Throwable cause = request.decoderResult().cause();
+    if (cause instanceof TooLongHttpLineException) {
+      RawErrors.send(request, new ServiceException(ErrorCode.INVALID_REQUEST,
+          "the request line is over the limit of " + config.edge().uriLimitBytes() + " bytes",
+          new JsonObject().put("limit_bytes", config.edge().uriLimitBytes())), 414);
+    } else if (cause instanceof TooLongHttpHeaderException) {
+      RawErrors.send(request, new ServiceException(ErrorCode.INVALID_REQUEST,
+          "the request headers are over the limit of " + config.edge().headerLimitBytes() + " bytes",
+          new JsonObject().put("limit_bytes", config.edge().headerLimitBytes())), 431);
+    } else {
+      RawErrors.send(request, new ServiceException(ErrorCode.INVALID_REQUEST,
+          "the request is not valid HTTP/1.1"));
+    }
+  }
+}
