@@ -113,6 +113,8 @@ public record AppConfig(
    */
   public record Circuit(int failures, Duration window, Duration open) {
     public static final Circuit DEFAULT = new Circuit(5, Duration.ofSeconds(10), Duration.ofSeconds(5));
+    /** No breaker: in-process work has no outage to wait out. */
+    public static final Circuit DISABLED = new Circuit(0, Duration.ofSeconds(10), Duration.ofSeconds(5));
 
     public boolean enabled() {
       return failures > 0;
@@ -190,7 +192,14 @@ public record AppConfig(
     }
   }
 
-  public record Local(String model, int dimension, int maxTextsPerCall) {}
+  /** {@code batchSize}: the most waiting texts one run of the local model takes (RAG_LOCAL_EMBED_BATCH). */
+  public record Local(String model, int dimension, int maxTextsPerCall, int batchSize) {
+    public static final int DEFAULT_BATCH_SIZE = 32;
+
+    public Local(String model, int dimension, int maxTextsPerCall) {
+      this(model, dimension, maxTextsPerCall, DEFAULT_BATCH_SIZE);
+    }
+  }
 
   public record Retrieval(
       int maxQueryChars,
@@ -202,7 +211,34 @@ public record AppConfig(
       int maxBatchQueries,
       int maxTextChars,
       List<String> filterKeys,
-      Map<String, List<String>> payloadKeys) {}
+      Map<String, List<String>> payloadKeys,
+      boolean hybridByDefault,
+      Rerank rerank) {
+
+    /** Hybrid where the collection supports it, rerank off. */
+    public Retrieval(int maxQueryChars, int defaultTopK, int maxTopK, boolean clampTopK, double defaultScoreThreshold,
+        int maxContextChars, int maxBatchQueries, int maxTextChars, List<String> filterKeys,
+        Map<String, List<String>> payloadKeys) {
+      this(maxQueryChars, defaultTopK, maxTopK, clampTopK, defaultScoreThreshold, maxContextChars, maxBatchQueries,
+          maxTextChars, filterKeys, payloadKeys, true, Rerank.OFF);
+    }
+  }
+
+  /**
+   * Optional reranking of the first {@code candidatesPerResult * top_k} hits (at most
+   * {@code maxCandidates}) into the top_k; {@code provider} is "none" or "cohere".
+   */
+  public record Rerank(String provider, String model, int candidatesPerResult, int maxCandidates) {
+    public static final Rerank OFF = new Rerank("none", "rerank-v3.5", 4, 1000);
+
+    public boolean enabled() {
+      return !"none".equals(provider);
+    }
+
+    public int candidates(int topK) {
+      return Math.max(topK, Math.min(maxCandidates, topK * candidatesPerResult));
+    }
+  }
 
   public record Store(Path dataDir, boolean loadSampleBook) {}
 

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -42,6 +43,12 @@ import java.util.regex.Pattern;
  *       "type"}}}. The {@code data} items come back in <em>reverse</em> order on purpose: clients
  *       must sort by {@code index}. A wrong key's 401 message repeats the key it received (stricter
  *       than OpenAI, which masks it) so tests prove a client never passes upstream text on.</li>
+ *   <li>Cohere's {@code POST /v2/rerank}: {@code {"model", "query", "documents", "top_n"?}}
+ *       answered by {@code {"id", "results": [{"index", "relevance_score"}], "meta"}}, most
+ *       relevant first. The relevance is deterministic: the share of the query's words (stop words
+ *       aside, a plural's "s" dropped) the document contains, ties in document order
+ *       ({@link #relevance}). Same key and fault handling as {@code /v2/embed}; {@code model},
+ *       {@code query} and 1..1000 string {@code documents} required, else 400.</li>
  * </ul>
  *
  * <p>Faults for tests: {@link #failNext}, {@link #badJsonNext} and {@link #wrongDimensionNext}
@@ -73,6 +80,8 @@ public final class CohereTestServer {
   private final String apiKey;
   private final int dimension;
   private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicLong inputs = new AtomicLong();
+  private volatile boolean recording = true;
   private final List<JsonObject> requests = new CopyOnWriteArrayList<>();
   private final List<Long> arrivals = new CopyOnWriteArrayList<>();
   private final Deque<Fault> faults = new ArrayDeque<>();
@@ -99,7 +108,17 @@ public final class CohereTestServer {
     return TestCertificate.localhost(vertx).compose(cert -> start(vertx, apiKey, dimension, cert));
   }
 
+  /** Plain http on a given port of 127.0.0.1 (0 = ephemeral): the bench's stand-in process. */
+  public static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, int port) {
+    return start(vertx, apiKey, dimension, null, port);
+  }
+
   private static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, TestCertificate tls) {
+    return start(vertx, apiKey, dimension, tls, 0);
+  }
+
+  private static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, TestCertificate tls,
+      int port) {
     if (dimension < 1) {
       throw new IllegalArgumentException("dimension must be positive");
     }
@@ -111,7 +130,7 @@ public final class CohereTestServer {
     }
     return vertx.createHttpServer(options)
         .requestHandler(test::handle)
-        .listen(0, "127.0.0.1")
+        .listen(port, "127.0.0.1")
         .map(listening -> {
           test.server = listening;
           return test;
@@ -168,6 +187,16 @@ public final class CohereTestServer {
     return calls.get();
   }
 
+  /** Texts (Cohere) or inputs (OpenAI) received over all calls. */
+  public long inputCount() {
+    return inputs.get();
+  }
+
+  /** false: keep counting calls and inputs but not the bodies and arrival times (a long bench run). */
+  public void recordRequests(boolean record) {
+    this.recording = record;
+  }
+
   /** The JSON bodies received, in arrival order (an empty object for a body that was not JSON). */
   public List<JsonObject> requests() {
     return List.copyOf(requests);
@@ -183,6 +212,7 @@ public final class CohereTestServer {
     faults.clear();
     delay = Duration.ZERO;
     calls.set(0);
+    inputs.set(0);
     requests.clear();
     arrivals.clear();
   }
@@ -304,18 +334,26 @@ public final class CohereTestServer {
       boolean post = request.method() == HttpMethod.POST;
       boolean cohere = post && "/v2/embed".equals(request.path());
       boolean openai = post && "/v1/embeddings".equals(request.path());
-      if (!cohere && !openai) {
+      boolean rerank = post && "/v2/rerank".equals(request.path());
+      if (!cohere && !openai && !rerank) {
         send(request, 404, new JsonObject().put("message", "no route for " + request.method() + " " + request.path()), null);
         return;
       }
       JsonObject json = parse(body);
       calls.incrementAndGet();
-      arrivals.add(arrived);
-      requests.add(json == null ? new JsonObject() : json.copy());
+      if (json != null && json.getValue(cohere ? "texts" : "input") instanceof JsonArray texts) {
+        inputs.addAndGet(texts.size());
+      }
+      if (recording) {
+        arrivals.add(arrived);
+        requests.add(json == null ? new JsonObject() : json.copy());
+      }
       Fault fault = takeFault();
       Runnable answer = () -> {
         if (cohere) {
           answerCohere(request, json, fault);
+        } else if (rerank) {
+          answerRerank(request, json, fault);
         } else {
           answerOpenAi(request, json, fault);
         }
@@ -362,6 +400,77 @@ public final class CohereTestServer {
             .put("api_version", new JsonObject().put("version", "2"))
             .put("billed_units", new JsonObject().put("input_tokens", tokens)))
         .put("response_type", "embeddings_by_type"), null);
+  }
+
+  private void answerRerank(HttpServerRequest request, JsonObject body, Fault fault) {
+    if (fault != null && fault.kind == Kind.STATUS) {
+      send(request, fault.status, new JsonObject().put("message", "injected failure (HTTP " + fault.status + ")"), fault.retryAfter);
+      return;
+    }
+    if (!("Bearer " + apiKey).equals(request.getHeader("Authorization"))) {
+      send(request, 401, new JsonObject().put("message", "invalid api token"), null);
+      return;
+    }
+    String refusal = rerankRefusal(body);
+    if (refusal != null) {
+      send(request, 400, new JsonObject().put("message", "invalid request: " + refusal), null);
+      return;
+    }
+    if (fault != null && fault.kind == Kind.BAD_JSON) {
+      sendRaw(request, "{\"id\": \"x\", \"results\": [{\"index\": 0,");
+      return;
+    }
+    JsonArray documents = body.getJsonArray("documents");
+    String query = body.getString("query");
+    List<JsonObject> scored = new ArrayList<>();
+    for (int i = 0; i < documents.size(); i++) {
+      scored.add(new JsonObject().put("index", i).put("relevance_score", relevance(query, documents.getString(i))));
+    }
+    scored.sort((a, b) -> Double.compare(b.getDouble("relevance_score"), a.getDouble("relevance_score")));
+    int topN = body.getInteger("top_n", documents.size());
+    send(request, 200, new JsonObject()
+        .put("id", UUID.randomUUID().toString())
+        .put("results", new JsonArray(new ArrayList<>(scored.subList(0, Math.min(topN, scored.size())))))
+        .put("meta", new JsonObject()
+            .put("api_version", new JsonObject().put("version", "2"))
+            .put("billed_units", new JsonObject().put("search_units", 1))), null);
+  }
+
+  /** The stand-in's relevance: the share of the query's content words found in the document. */
+  public static double relevance(String query, String document) {
+    Set<String> wanted = new java.util.LinkedHashSet<>(words(query));
+    wanted.removeAll(STOP_WORDS);
+    if (wanted.isEmpty()) {
+      return 0;
+    }
+    Set<String> present = new java.util.HashSet<>(words(document));
+    long found = wanted.stream().filter(present::contains).count();
+    return (double) found / wanted.size();
+  }
+
+  private static String rerankRefusal(JsonObject body) {
+    if (body == null) {
+      return "body must be a JSON object";
+    }
+    if (!(body.getValue("model") instanceof String model) || model.isBlank()) {
+      return "model is required";
+    }
+    if (!(body.getValue("query") instanceof String)) {
+      return "query is required";
+    }
+    if (!(body.getValue("documents") instanceof JsonArray documents) || documents.isEmpty() || documents.size() > 1000) {
+      return "documents must hold 1 to 1000 items";
+    }
+    for (Object d : documents) {
+      if (!(d instanceof String)) {
+        return "documents must be strings";
+      }
+    }
+    Object topN = body.getValue("top_n");
+    if (topN != null && (!(topN instanceof Integer n) || n < 1)) {
+      return "top_n must be a positive integer";
+    }
+    return null;
   }
 
   /** What Cohere would refuse in this body, or null. */

@@ -9,15 +9,19 @@ import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
+import dev.ragretrieval.search.KeywordText;
 import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.search.VectorStore;
-import dev.ragretrieval.upstream.Circuit;
 import dev.ragretrieval.upstream.Retry;
+import dev.ragretrieval.upstream.Upstream;
 import io.qdrant.client.grpc.Collections.CollectionOperationResponse;
 import io.qdrant.client.grpc.Collections.CreateCollection;
 import io.qdrant.client.grpc.Collections.DeleteCollection;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.GetCollectionInfoRequest;
+import io.qdrant.client.grpc.Collections.Modifier;
+import io.qdrant.client.grpc.Collections.SparseVectorConfig;
+import io.qdrant.client.grpc.Collections.SparseVectorParams;
 import io.qdrant.client.grpc.Collections.VectorParams;
 import io.qdrant.client.grpc.Collections.VectorsConfig;
 import io.qdrant.client.grpc.Points.BatchResult;
@@ -25,19 +29,26 @@ import io.qdrant.client.grpc.Points.CountPoints;
 import io.qdrant.client.grpc.Points.CreateFieldIndexCollection;
 import io.qdrant.client.grpc.Points.DeletePoints;
 import io.qdrant.client.grpc.Points.DenseVector;
+import io.qdrant.client.grpc.Points.Document;
 import io.qdrant.client.grpc.Points.FacetCounts;
 import io.qdrant.client.grpc.Points.FacetHit;
 import io.qdrant.client.grpc.Points.FieldType;
+import io.qdrant.client.grpc.Points.Fusion;
 import io.qdrant.client.grpc.Points.NamedVectors;
 import io.qdrant.client.grpc.Points.PointStruct;
 import io.qdrant.client.grpc.Points.PointsSelector;
+import io.qdrant.client.grpc.Points.PrefetchQuery;
 import io.qdrant.client.grpc.Points.Query;
 import io.qdrant.client.grpc.Points.QueryBatchPoints;
 import io.qdrant.client.grpc.Points.QueryPoints;
 import io.qdrant.client.grpc.Points.UpsertPoints;
 import io.qdrant.client.grpc.Points.Vector;
 import io.qdrant.client.grpc.Points.VectorInput;
+import io.qdrant.client.grpc.Points.VectorOutput;
 import io.qdrant.client.grpc.Points.Vectors;
+import io.qdrant.client.grpc.Points.VectorsOutput;
+import io.qdrant.client.grpc.Points.VectorsSelector;
+import io.qdrant.client.grpc.Points.WithVectorsSelector;
 import io.qdrant.client.grpc.Points.WithPayloadSelector;
 import io.qdrant.client.grpc.VxCollectionsGrpcClient;
 import io.qdrant.client.grpc.VxPointsGrpcClient;
@@ -52,40 +63,58 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 /**
  * The vector store on a Qdrant server, over gRPC. Calls carry the api key and a deadline; a rate
  * limit or an unreachable server is retried within the request's deadline. Collections with
  * named vectors work too: the vector name ("default", else the first) is looked up once per
  * collection and sent with every search and upsert.
+ *
+ * <p>Hybrid search: collections this store creates also hold a sparse vector {@value #SPARSE}
+ * with the IDF modifier, which Qdrant (1.15+) fills itself from a {@code Document} with model
+ * {@value #BM25_MODEL} (its server-side BM25). A hybrid search is one Query API call: a dense and a
+ * sparse prefetch, both filtered, fused by {@code Fusion.RRF}. The fused score ranks; each hit's
+ * score is the cosine of the query and its dense vector, computed here from the vector Qdrant
+ * returns with the hit (Cosine collections store vectors normalised), and the score threshold
+ * applies to that cosine. A collection without the sparse vector is searched dense.
  */
 public final class QdrantVectorStore implements VectorStore {
 
   private static final String STORE = "qdrant";
   private static final Duration RESOLVE_EVERY = Duration.ofSeconds(30);
+  /** The sparse vector name hybrid collections carry. */
+  public static final String SPARSE = "bm25";
+  /** Qdrant's server-side BM25 inference. */
+  public static final String BM25_MODEL = "qdrant/bm25";
+  /** Each prefetch returns this many times the wanted hits (at least {@link #MIN_PREFETCH}). */
+  private static final int PREFETCH_FACTOR = 4;
+  private static final int MIN_PREFETCH = 20;
 
   private final QdrantChannel channel;
-  private final Retry retry;
-  private final Circuit circuit;
+  private final Upstream upstream;
   private final long timeoutMillis;
   private final int maxAttempts;
   /** collection -> vector name ("" = the single unnamed vector) */
   private final Map<String, String> vectorNames = new ConcurrentHashMap<>();
+  /** collection -> whether it has the {@value #SPARSE} sparse vector (filled with vectorNames) */
+  private final Map<String, Boolean> sparseVectors = new ConcurrentHashMap<>();
 
   /** Uses {@link #retryPolicy} and the JVM's DNS resolver. */
-  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config) {
-    this(vertx, config, retryPolicy(config), HostResolver.SYSTEM);
+  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, RagMetrics metrics) {
+    this(vertx, config, retryPolicy(config), HostResolver.SYSTEM, metrics);
   }
 
   /** {@code resolver} finds every address of {@code config.host()}; calls rotate over them. */
-  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver) {
+  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver,
+      RagMetrics metrics) {
     String host = config.host().orElseThrow(() -> new IllegalArgumentException("Qdrant host is not configured"));
     QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver, RESOLVE_EVERY);
     this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.caCert(),
         config.timeout());
-    this.retry = new Retry(vertx, policy, STORE);
-    this.circuit = new Circuit(vertx, STORE, "Qdrant", config.circuit());
+    // only a rate limit or an unreachable server is worth the same call again
+    this.upstream = new Upstream(vertx, metrics, Upstream.Kind.VECTOR_STORE, STORE, "Qdrant", policy,
+        config.circuit(), config.timeout(),
+        e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR);
     this.timeoutMillis = config.timeout().toMillis();
     this.maxAttempts = policy.maxAttempts();
   }
@@ -98,10 +127,13 @@ public final class QdrantVectorStore implements VectorStore {
   @Override
   public Future<List<ScoredPoint>> search(SearchRequest request) {
     Deadline deadline = request.deadline();
-    return timed("search", () -> vectorName(request.collection(), deadline)
-        .compose(using -> withRetry(() -> channel.call(VxPointsGrpcClient.Query, query(request, using), deadline,
-            request.collection()), deadline))
-        .map(response -> scored(response.getResultList())));
+    return vectorName(request.collection(), "search", deadline)
+        .compose(using -> {
+          boolean hybrid = hybridFor(request);
+          return upstream.call("search", deadline, budget -> channel.call(VxPointsGrpcClient.Query,
+                  query(request, using, hybrid), budget, request.collection()))
+              .map(response -> scored(response.getResultList(), request, using, hybrid));
+        });
   }
 
   @Override
@@ -118,10 +150,11 @@ public final class QdrantVectorStore implements VectorStore {
     @SuppressWarnings("unchecked")
     List<ScoredPoint>[] results = new List[requests.size()];
     List<Future<Void>> calls = new ArrayList<>();
-    byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, deadline).compose(using -> {
+    byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, "search_batch", deadline).compose(using -> {
       QueryBatchPoints.Builder batch = QueryBatchPoints.newBuilder().setCollectionName(collection);
-      indexes.forEach(i -> batch.addQueryPoints(query(requests.get(i), using)));
-      return withRetry(() -> channel.call(VxPointsGrpcClient.QueryBatch, batch.build(), deadline, collection), deadline);
+      indexes.forEach(i -> batch.addQueryPoints(query(requests.get(i), using, hybridFor(requests.get(i)))));
+      return upstream.call("search_batch", deadline,
+          budget -> channel.call(VxPointsGrpcClient.QueryBatch, batch.build(), budget, collection));
     }).compose(response -> {
       if (response.getResultCount() != indexes.size()) {
         return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
@@ -129,34 +162,47 @@ public final class QdrantVectorStore implements VectorStore {
       }
       List<BatchResult> answers = response.getResultList();
       for (int k = 0; k < indexes.size(); k++) {
-        results[indexes.get(k)] = scored(answers.get(k).getResultList());
+        SearchRequest request = requests.get(indexes.get(k));
+        results[indexes.get(k)] = scored(answers.get(k).getResultList(), request, vectorNames.getOrDefault(collection, ""),
+            hybridFor(request));
       }
       return Future.succeededFuture();
     })));
-    return timed("search_batch", () -> Future.all(calls).map(done -> List.copyOf(Arrays.asList(results))));
+    return Future.all(calls).map(done -> List.copyOf(Arrays.asList(results)));
   }
 
   @Override
   public Future<CollectionInfo> collectionInfo(String collection) {
     Deadline deadline = adminDeadline();
-    return timed("collection_info",
-        () -> describe(collection, deadline)
+    return describe(collection, "collection_info", deadline)
             .compose(info -> {
               VectorsConfig vectors = info.getConfig().getParams().getVectorsConfig();
               int size = (int) vectorSize(vectors, vectorName(vectors));
+              boolean hybrid = hasSparse(info);
               if (info.hasPointsCount()) {
-                return Future.succeededFuture(new CollectionInfo(collection, size, info.getPointsCount(), false));
+                return Future.succeededFuture(new CollectionInfo(collection, size, info.getPointsCount(), hybrid));
               }
               CountPoints count = CountPoints.newBuilder().setCollectionName(collection).setExact(true).build();
-              return withRetry(() -> channel.call(VxPointsGrpcClient.Count, count, deadline, collection), deadline)
-                  .map(counted -> new CollectionInfo(collection, size, counted.getResult().getCount(), false));
-            }));
+              return upstream.call("collection_info", deadline,
+                      budget -> channel.call(VxPointsGrpcClient.Count, count, budget, collection))
+                  .map(counted -> new CollectionInfo(collection, size, counted.getResult().getCount(), hybrid));
+            });
+  }
+
+  @Override
+  public Future<Boolean> hybrid(String collection, Deadline deadline) {
+    Boolean known = sparseVectors.get(collection);
+    if (known != null) {
+      return Future.succeededFuture(known);
+    }
+    return describe(collection, "collection_info", deadline).map(QdrantVectorStore::hasSparse);
   }
 
   @Override
   public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
     vectorNames.remove(collection);
-    return timed("create_collection", () -> createWithIndexes(collection, vectorSize, indexedKeys));
+    sparseVectors.remove(collection);
+    return createWithIndexes(collection, vectorSize, indexedKeys);
   }
 
   private Future<Void> createWithIndexes(String collection, int vectorSize, List<String> indexedKeys) {
@@ -165,8 +211,12 @@ public final class QdrantVectorStore implements VectorStore {
         .setCollectionName(collection)
         .setVectorsConfig(VectorsConfig.newBuilder()
             .setParams(VectorParams.newBuilder().setSize(vectorSize).setDistance(Distance.Cosine)))
+        // BM25 term weights come from the documents; the IDF part is Qdrant's at query time
+        .setSparseVectorsConfig(SparseVectorConfig.newBuilder()
+            .putMap(SPARSE, SparseVectorParams.newBuilder().setModifier(Modifier.Idf).build()))
         .build();
-    Future<?> chain = withRetry(() -> channel.call(VxCollectionsGrpcClient.Create, create, deadline, collection), deadline)
+    Future<?> chain = upstream.call("create_collection", deadline,
+            budget -> channel.call(VxCollectionsGrpcClient.Create, create, budget, collection))
         .compose(QdrantVectorStore::acknowledged);
     for (String key : indexedKeys) {
       CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder()
@@ -177,8 +227,8 @@ public final class QdrantVectorStore implements VectorStore {
           .build();
       chain = chain.compose(done -> {
         Deadline indexDeadline = adminDeadline();
-        return withRetry(
-            () -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, indexDeadline, collection), indexDeadline);
+        return upstream.call("create_collection", indexDeadline,
+            budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection));
       });
     }
     return chain.mapEmpty();
@@ -188,13 +238,14 @@ public final class QdrantVectorStore implements VectorStore {
   public Future<Void> deleteCollection(String collection) {
     Deadline deadline = adminDeadline();
     vectorNames.remove(collection);
+    sparseVectors.remove(collection);
     DeleteCollection delete = DeleteCollection.newBuilder().setCollectionName(collection).build();
-    return timed("delete_collection",
-        () -> withRetry(() -> channel.call(VxCollectionsGrpcClient.Delete, delete, deadline, collection), deadline)
+    return upstream.call("delete_collection", deadline,
+            budget -> channel.call(VxCollectionsGrpcClient.Delete, delete, budget, collection))
             .<Void>mapEmpty()
             // deleting what is not there is done already
             .recover(failure -> failure instanceof ServiceException e && e.code() == ErrorCode.COLLECTION_NOT_FOUND
-                ? Future.succeededFuture() : Future.failedFuture(failure)));
+                ? Future.succeededFuture() : Future.failedFuture(failure));
   }
 
   @Override
@@ -203,15 +254,18 @@ public final class QdrantVectorStore implements VectorStore {
       return Future.succeededFuture();
     }
     Deadline deadline = adminDeadline();
-    return timed("upsert", () -> vectorName(collection, deadline).compose(using -> {
+    return vectorName(collection, "upsert", deadline).compose(using -> {
+      boolean sparse = sparseVectors.getOrDefault(collection, false);
       UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true);
       points.forEach(point -> upsert.addPoints(PointStruct.newBuilder()
           .setId(QdrantPayloads.toPointId(point.id()))
           .putAllPayload(QdrantPayloads.toPayload(point.payload()))
-          .setVectors(vectors(point.vector(), using))));
+          .setVectors(sparse ? vectors(point.vector(), using, KeywordText.of(point.payload()))
+              : vectors(point.vector(), using))));
       UpsertPoints message = upsert.build();
-      return withRetry(() -> channel.call(VxPointsGrpcClient.Upsert, message, deadline, collection), deadline);
-    }).mapEmpty());
+      return upstream.call("upsert", points.size(), deadline,
+          budget -> channel.call(VxPointsGrpcClient.Upsert, message, budget, collection));
+    }).mapEmpty();
   }
 
   @Override
@@ -222,8 +276,8 @@ public final class QdrantVectorStore implements VectorStore {
         .setWait(true)
         .setPoints(PointsSelector.newBuilder().setFilter(QdrantFilters.staleChunks(sourceUrl, keepIds)))
         .build();
-    return timed("delete_stale",
-        () -> withRetry(() -> channel.call(VxPointsGrpcClient.Delete, delete, deadline, collection), deadline).mapEmpty());
+    return upstream.call("delete_stale", deadline,
+        budget -> channel.call(VxPointsGrpcClient.Delete, delete, budget, collection)).mapEmpty();
   }
 
   @Override
@@ -234,18 +288,65 @@ public final class QdrantVectorStore implements VectorStore {
         .setLimit(limit)
         .setExact(true)
         .build();
-    return timed("facet",
-        () -> withRetry(() -> channel.call(VxPointsGrpcClient.Facet, facet, deadline, collection), deadline)
+    return upstream.call("facet", deadline, budget -> channel.call(VxPointsGrpcClient.Facet, facet, budget, collection))
             .map(response -> response.getHitsList().stream()
                 .sorted(Comparator.comparingLong(FacetHit::getCount).reversed())
                 .map(hit -> new FacetCount(facetValue(hit), hit.getCount()))
-                .toList()));
+                .toList());
   }
 
   @Override
   public Future<Void> close() {
-    circuit.close();
+    upstream.close();
     return channel.close();
+  }
+
+  private boolean hybridFor(SearchRequest request) {
+    return request.wantsHybrid() && sparseVectors.getOrDefault(request.collection(), false);
+  }
+
+  private QueryPoints query(SearchRequest request, String using, boolean hybrid) {
+    return hybrid ? hybridQuery(request, using) : query(request, using);
+  }
+
+  /**
+   * Dense and BM25 prefetches, each filtered, fused by RRF. The dense prefetch keeps the score
+   * threshold (dropping its tail changes no one else's rank); the fused list is cut to the limit
+   * after the cosine check in {@link #scored}, so it asks for some spare hits.
+   */
+  private QueryPoints hybridQuery(SearchRequest request, String using) {
+    int prefetch = Math.max(request.limit() * PREFETCH_FACTOR, MIN_PREFETCH);
+    PrefetchQuery.Builder dense = PrefetchQuery.newBuilder()
+        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDense(dense(request.vector()))))
+        .setScoreThreshold(request.scoreThreshold())
+        .setLimit(prefetch);
+    if (!using.isEmpty()) {
+      dense.setUsing(using);
+    }
+    PrefetchQuery.Builder sparse = PrefetchQuery.newBuilder()
+        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDocument(bm25(request.text()))))
+        .setUsing(SPARSE)
+        .setLimit(prefetch);
+    QdrantFilters.of(request.filter()).ifPresent(filter -> {
+      dense.setFilter(filter);
+      sparse.setFilter(filter);
+    });
+    return QueryPoints.newBuilder()
+        .setCollectionName(request.collection())
+        .addPrefetch(dense)
+        .addPrefetch(sparse)
+        .setQuery(Query.newBuilder().setFusion(Fusion.RRF))
+        .setLimit(Math.min(prefetch, request.limit() * 2L + 10))
+        .setWithPayload(WithPayloadSelector.newBuilder().setEnable(true))
+        .setWithVectors(using.isEmpty()
+            // the unnamed vector has no name to select by; the sparse one comes along, it is small
+            ? WithVectorsSelector.newBuilder().setEnable(true).build()
+            : WithVectorsSelector.newBuilder().setInclude(VectorsSelector.newBuilder().addNames(using)).build())
+        .build();
+  }
+
+  private static Document bm25(String text) {
+    return Document.newBuilder().setText(text).setModel(BM25_MODEL).build();
   }
 
   private QueryPoints query(SearchRequest request, String using) {
@@ -263,21 +364,24 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /** The collection's vector name, asked of Qdrant once and remembered (failures are not). */
-  private Future<String> vectorName(String collection, Deadline deadline) {
+  private Future<String> vectorName(String collection, String operation, Deadline deadline) {
     String known = vectorNames.get(collection);
     if (known != null) {
       return Future.succeededFuture(known);
     }
-    return describe(collection, deadline).map(info -> vectorName(info.getConfig().getParams().getVectorsConfig()));
+    return describe(collection, operation, deadline)
+        .map(info -> vectorName(info.getConfig().getParams().getVectorsConfig()));
   }
 
   /** Asks Qdrant about the collection and remembers its vector name. */
-  private Future<io.qdrant.client.grpc.Collections.CollectionInfo> describe(String collection, Deadline deadline) {
+  private Future<io.qdrant.client.grpc.Collections.CollectionInfo> describe(String collection, String operation,
+      Deadline deadline) {
     GetCollectionInfoRequest get = GetCollectionInfoRequest.newBuilder().setCollectionName(collection).build();
-    return withRetry(() -> channel.call(VxCollectionsGrpcClient.Get, get, deadline, collection), deadline)
+    return upstream.call(operation, deadline, budget -> channel.call(VxCollectionsGrpcClient.Get, get, budget, collection))
         .map(response -> {
           io.qdrant.client.grpc.Collections.CollectionInfo info = response.getResult();
           vectorNames.put(collection, vectorName(info.getConfig().getParams().getVectorsConfig()));
+          sparseVectors.put(collection, hasSparse(info));
           return info;
         });
   }
@@ -291,6 +395,10 @@ public final class QdrantVectorStore implements VectorStore {
       return "default";
     }
     return named.keySet().stream().sorted().findFirst().orElse("");
+  }
+
+  private static boolean hasSparse(io.qdrant.client.grpc.Collections.CollectionInfo info) {
+    return info.getConfig().getParams().getSparseVectorsConfig().containsMap(SPARSE);
   }
 
   private static long vectorSize(VectorsConfig vectors, String name) {
@@ -309,12 +417,82 @@ public final class QdrantVectorStore implements VectorStore {
     return Vectors.newBuilder().setVectors(NamedVectors.newBuilder().putVectors(using, dense)).build();
   }
 
+  /** The dense vector and the BM25 document Qdrant turns into the sparse one. */
+  private static Vectors vectors(float[] vector, String using, String keywordText) {
+    Vector dense = Vector.newBuilder().setDense(dense(vector)).build();
+    Vector document = Vector.newBuilder().setDocument(bm25(keywordText)).build();
+    // "" is Qdrant's name for the unnamed vector when named ones sit beside it
+    return Vectors.newBuilder()
+        .setVectors(NamedVectors.newBuilder().putVectors(using, dense).putVectors(SPARSE, document))
+        .build();
+  }
+
   private static DenseVector dense(float[] vector) {
     DenseVector.Builder dense = DenseVector.newBuilder();
     for (float v : vector) {
       dense.addData(v);
     }
     return dense.build();
+  }
+
+  private static List<ScoredPoint> scored(List<io.qdrant.client.grpc.Points.ScoredPoint> points,
+      SearchRequest request, String using, boolean hybrid) {
+    if (!hybrid) {
+      return scored(points);
+    }
+    // fused order stays; the score becomes the cosine, and the threshold applies to it
+    List<ScoredPoint> out = new ArrayList<>();
+    for (io.qdrant.client.grpc.Points.ScoredPoint p : points) {
+      float[] stored = denseOf(p.getVectors(), using);
+      if (stored == null) {
+        throw new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant returned a hybrid hit without its dense vector");
+      }
+      float cosine = cosine(request.vector(), stored);
+      if (cosine >= request.scoreThreshold()) {
+        out.add(new ScoredPoint(QdrantPayloads.fromPointId(p.getId()), cosine, QdrantPayloads.fromPayload(p.getPayloadMap())));
+      }
+      if (out.size() == request.limit()) {
+        break;
+      }
+    }
+    return out;
+  }
+
+  @SuppressWarnings("deprecation") // older servers fill the legacy data field
+  private static float[] denseOf(VectorsOutput vectors, String using) {
+    VectorOutput output = switch (vectors.getVectorsOptionsCase()) {
+      case VECTOR -> vectors.getVector();
+      case VECTORS -> vectors.getVectors().getVectorsMap().get(using);
+      case VECTORSOPTIONS_NOT_SET -> null;
+    };
+    if (output == null) {
+      return null;
+    }
+    List<Float> data = output.hasDense() ? output.getDense().getDataList() : output.getDataList();
+    if (data.isEmpty()) {
+      return null;
+    }
+    float[] out = new float[data.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = data.get(i);
+    }
+    return out;
+  }
+
+  private static float cosine(float[] a, float[] b) {
+    if (a.length != b.length) {
+      throw new ServiceException(ErrorCode.UPSTREAM_ERROR,
+          "Qdrant returned a vector of size " + b.length + " for a query of size " + a.length);
+    }
+    double dot = 0;
+    double na = 0;
+    double nb = 0;
+    for (int i = 0; i < a.length; i++) {
+      dot += (double) a[i] * b[i];
+      na += (double) a[i] * a[i];
+      nb += (double) b[i] * b[i];
+    }
+    return na == 0 || nb == 0 ? 0f : (float) (dot / Math.sqrt(na * nb));
   }
 
   private static List<ScoredPoint> scored(List<io.qdrant.client.grpc.Points.ScoredPoint> points) {
@@ -341,21 +519,5 @@ public final class QdrantVectorStore implements VectorStore {
   /** Calls outside a client request (readiness, ingestion): every attempt may use the whole timeout. */
   private Deadline adminDeadline() {
     return Deadline.in(Duration.ofMillis(timeoutMillis * maxAttempts));
-  }
-
-  /**
-   * Every Qdrant call goes through here: the circuit breaker, then retries. Only a rate limit or an
-   * unreachable server is worth the same call again.
-   */
-  private <T> Future<T> withRetry(Supplier<Future<T>> attempt, Deadline deadline) {
-    return circuit.call(() -> retry.call(attempt, deadline,
-        e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR));
-  }
-
-  private static <T> Future<T> timed(String operation, Supplier<Future<T>> call) {
-    long start = System.nanoTime();
-    return call.get().andThen(outcome -> RagMetrics.get().vectorStore(STORE, operation,
-        Duration.ofNanos(System.nanoTime() - start),
-        outcome.succeeded() ? "success" : ServiceException.from(outcome.cause()).code().name()));
   }
 }
