@@ -12,6 +12,7 @@ import dev.ragretrieval.ingest.HtmlReader;
 import dev.ragretrieval.ingest.Ingestor;
 import dev.ragretrieval.ingest.Page;
 import dev.ragretrieval.ingest.Progress;
+import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.retrieval.RetrievalService;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.search.embedded.EmbeddedVectorStore;
@@ -69,14 +70,14 @@ class HtmlSitesEvalTest {
         "EMBEDDING_PROVIDER", "local", "QDRANT_COLLECTION", COLLECTION, "RAG_LOAD_SAMPLE_BOOK", "false"));
     List<Page> pages = new ArrayList<>();
     PAGES.forEach(p -> pages.add(HtmlReader.read("https://docs.example.org/" + p, resource(p))));
-    vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding()))
+    vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding(), RagMetrics.detached()))
         .compose(created -> {
           provider = created;
           return EmbeddingVerticle.deploy(vertx, created);
         })
         .compose(id -> {
           EmbeddingClient client = new EmbeddingClient(vertx);
-          store = new EmbeddedVectorStore(vertx, config.store().dataDir());
+          store = new EmbeddedVectorStore(vertx, config.store().dataDir(), RagMetrics.detached());
           Ingestor ingestor = new Ingestor(vertx, store, client::embed, Progress.NONE);
           RetrievalService service = new RetrievalService(client, store, config);
           return ingestor.ingest(pages, Ingestor.Options.of(COLLECTION, false, config.retrieval().filterKeys()))
