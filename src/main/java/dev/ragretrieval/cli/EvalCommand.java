@@ -111,6 +111,9 @@ public final class EvalCommand implements Callable<Integer> {
     if (url != null && !HttpRetriever.isHttpUrl(url)) {
       throw usage("--url must be an http(s) URL such as http://localhost:8080");
     }
+    if (collection != null && !collection.matches("[A-Za-z0-9_.-]{1,255}")) {
+      throw usage("--collection must be a collection name (letters, digits, '_', '.', '-')");
+    }
     if (apiKey != null && url == null) {
       throw usage("--api-key needs --url");
     }

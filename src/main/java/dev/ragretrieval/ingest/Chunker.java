@@ -68,7 +68,8 @@ public final class Chunker {
     if (page.pageTitle() != null) {
       header.append(page.pageTitle());
     }
-    if (section != null) {
+    // a section that repeats the page title would only say it twice ("11.7. Indexes > 11.7. Indexes")
+    if (section != null && !section.strip().equalsIgnoreCase(page.pageTitle() == null ? "" : page.pageTitle().strip())) {
       header.append(header.length() > 0 ? " > " : "").append(section);
     }
     String embedText = header.length() == 0 ? text : header + "\n\n" + text;

@@ -14,19 +14,37 @@ import org.jsoup.select.NodeTraversor;
 import org.jsoup.select.NodeVisitor;
 
 /**
- * Reads one HTML page of a documentation site (Docusaurus first) into a {@link Page}: only the
- * article content, never the navbar, sidebar, footer or breadcrumbs; h1 is the page title,
- * h2/h3 start sections; the chapter is the URL path segment after /docs/.
+ * Reads one HTML page of a documentation site into a {@link Page}: only the article content,
+ * never the navbar, sidebar, header, footer, breadcrumbs or table of contents. Docusaurus, Sphinx
+ * and MkDocs mark their content ({@code article}, {@code [role=main]}); DocBook pages (the
+ * PostgreSQL manual) do not, so their navheader/navfooter tables and TOCs are dropped from the
+ * body. The page title is the h1, or (DocBook) the first heading when it repeats the
+ * {@code <title>}; h2/h3 start sections, except inside a note/tip/warning box, which stays in
+ * the section it sits in. A section made (almost) only of links is navigation and is dropped.
+ * The chapter is the URL path segment after /docs/.
  */
 public final class HtmlReader {
 
   private static final String CONTENT = ".theme-doc-markdown, article, main, [role=main]";
-  private static final String NOISE = "script, style, noscript, template, nav, footer, aside, button, "
+  private static final String NOISE = "script, style, noscript, template, nav, footer, button, form, "
+      + "aside:not(.admonition), [role=navigation], [role=search], [role=contentinfo], "
+      // Docusaurus
       + ".navbar, .theme-doc-sidebar-container, .breadcrumbs, .theme-doc-breadcrumbs, "
       + ".theme-doc-toc-mobile, .theme-doc-toc-desktop, .table-of-contents, .pagination-nav, "
-      + ".theme-doc-footer, .theme-edit-this-page, .theme-last-updated, .hash-link";
+      + ".theme-doc-footer, .theme-edit-this-page, .theme-last-updated, .hash-link, "
+      // DocBook (navigation tables above and below each page, chapter tables of contents)
+      + ".navheader, .navfooter, div.toc, dl.toc, .list-of-tables, .list-of-figures, .list-of-examples, "
+      // Sphinx, MkDocs (mkdocs and material themes)
+      + ".related, .sphinxsidebar, .headerlink, .toctree-wrapper, .footer, .modal, "
+      + ".md-header, .md-footer, .md-sidebar, .md-source-file";
+  /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus. */
+  private static final String ADMONITION = "div.note, div.tip, div.warning, div.caution, div.important, "
+      + ".admonition, .theme-admonition, [class*=admonition_]";
   private static final Set<String> BLOCKS = Set.of("p", "div", "section", "li", "ul", "ol", "pre",
-      "table", "tr", "blockquote", "h4", "h5", "h6", "dt", "dd", "br", "hr", "details", "summary", "figure");
+      "table", "tr", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "br", "hr", "details",
+      "summary", "figure");
+  /** A section whose text is at least this share link text is navigation (a list of pages). */
+  private static final double LINK_SHARE = 0.7;
 
   private HtmlReader() {}
 
@@ -34,19 +52,24 @@ public final class HtmlReader {
     Document doc = Jsoup.parse(html, url);
     String sourceUrl = canonical(url);
     String chapterLabel = breadcrumbChapter(doc);
+    if (chapterLabel == null) {
+      chapterLabel = docbookChapter(doc);
+    }
     Element content = doc.selectFirst(CONTENT);
     if (content == null) {
       content = doc.body();
     }
     content = content.clone();
     content.select(NOISE).remove();
+    // a page header outside the content is navigation; Docusaurus keeps its h1 in a header inside it
+    content.select("header").stream().filter(h -> h.selectFirst("h1") == null).forEach(Element::remove);
 
-    Element h1 = content.selectFirst("h1");
-    String title = h1 != null ? h1.text().strip() : doc.title().strip();
-    if (h1 != null) {
-      h1.remove();
+    Element titleHeading = titleHeading(content, doc.title().strip());
+    String title = titleHeading != null ? titleHeading.text().strip() : doc.title().strip();
+    if (titleHeading != null) {
+      titleHeading.remove();
     }
-    SectionCollector collector = new SectionCollector();
+    SectionCollector collector = new SectionCollector(title);
     NodeTraversor.traverse(collector, content);
     collector.flush();
 
@@ -76,6 +99,30 @@ public final class HtmlReader {
     return docs >= 0 && parts.size() > docs + 2 ? parts.get(docs + 1) : null;
   }
 
+  /**
+   * The heading that names the page: the first h1; else (DocBook, whose pages start at h2) the
+   * first heading when it repeats the document title, so it does not become a section as well.
+   */
+  private static Element titleHeading(Element content, String documentTitle) {
+    Element h1 = content.selectFirst("h1");
+    if (h1 != null) {
+      return h1;
+    }
+    Element first = content.selectFirst("h2, h3");
+    return first != null && !first.text().isBlank() && sameLabel(first.text(), documentTitle) ? first : null;
+  }
+
+  private static boolean sameLabel(String a, String b) {
+    return a.replaceAll("\\s+", " ").strip().equalsIgnoreCase(b.replaceAll("\\s+", " ").strip());
+  }
+
+  /** DocBook's navigation header names the chapter above the page ("Chapter 11. Indexes"). */
+  private static String docbookChapter(Document doc) {
+    Element chapter = doc.selectFirst(".navheader tr:nth-of-type(2) th");
+    String text = chapter == null ? "" : chapter.text().strip();
+    return text.isEmpty() || sameLabel(text, doc.title()) ? null : text;
+  }
+
   /** Docusaurus breadcrumbs: home, then the category, then the page. */
   private static String breadcrumbChapter(Document doc) {
     List<String> items = new ArrayList<>();
@@ -94,10 +141,18 @@ public final class HtmlReader {
   /** Walks the content in document order, starting a section at every h2/h3. */
   private static final class SectionCollector implements NodeVisitor {
     final List<Page.Section> sections = new ArrayList<>();
+    private final String pageTitle;
     private final StringBuilder text = new StringBuilder();
     private String heading;
     private Node skipping;
     private int preDepth;
+    private int admonitionDepth;
+    private int linkDepth;
+    private int linkChars;
+
+    SectionCollector(String pageTitle) {
+      this.pageTitle = pageTitle;
+    }
 
     @Override
     public void head(Node node, int depth) {
@@ -106,9 +161,17 @@ public final class HtmlReader {
       }
       if (node instanceof Element e) {
         String tag = e.normalName();
-        if (tag.equals("h2") || tag.equals("h3")) {
+        if (e.is(ADMONITION)) {
+          admonitionDepth++; // its own heading ("Note") is text of the box, not a new section
+          newline();
+        }
+        if (tag.equals("a")) {
+          linkDepth++;
+        }
+        if ((tag.equals("h2") || tag.equals("h3")) && admonitionDepth == 0) {
           flush();
-          heading = e.text().strip();
+          String label = e.text().strip();
+          heading = label.isEmpty() || sameLabel(label, pageTitle) ? null : label;
           skipping = e;
           return;
         }
@@ -121,6 +184,9 @@ public final class HtmlReader {
           text.append(t.getWholeText());
         } else {
           String words = t.text();
+          if (!words.isBlank() && linkDepth > 0) {
+            linkChars += (int) words.chars().filter(c -> !Character.isWhitespace(c)).count();
+          }
           if (!words.isBlank()) {
             boolean space = text.length() > 0 && !Character.isWhitespace(text.charAt(text.length() - 1))
                 && Character.isWhitespace(words.charAt(0));
@@ -142,6 +208,16 @@ public final class HtmlReader {
         return;
       }
       if (node instanceof Element e) {
+        if (e.normalName().equals("a")) {
+          linkDepth--;
+        }
+        if (e.is(ADMONITION)) {
+          admonitionDepth--;
+        }
+        if ((e.normalName().equals("td") || e.normalName().equals("th")) && text.length() > 0
+            && !Character.isWhitespace(text.charAt(text.length() - 1))) {
+          text.append(' '); // table cells are words apart, not glued together
+        }
         if (e.normalName().equals("pre")) {
           preDepth--;
           text.append("\n\n");
@@ -163,10 +239,13 @@ public final class HtmlReader {
 
     void flush() {
       String body = text.toString().replaceAll("\\n{3,}", "\n\n").strip();
-      if (!body.isEmpty()) {
+      long letters = body.chars().filter(c -> !Character.isWhitespace(c)).count();
+      boolean navigation = letters > 0 && linkChars >= LINK_SHARE * letters;
+      if (!body.isEmpty() && !navigation) {
         sections.add(new Page.Section(heading, body));
       }
       text.setLength(0);
+      linkChars = 0;
     }
   }
 }

@@ -286,7 +286,7 @@ class MainTest {
     assertThat(r.out()).contains("58 tests against in-process", "top 3", "| keyword |", "| **all** | 58 |");
     for (String[] args : new String[][] {{"eval", "sample-book", "--search-mode", "sparse"},
         {"eval", "sample-book", "--url", "not a url"}, {"eval", "sample-book", "--top-k", "0"},
-        {"eval", "sample-book", "--api-key", "k"}}) {
+        {"eval", "sample-book", "--api-key", "k"}, {"eval", "sample-book", "--collection", "bad name!"}}) {
       Run bad = run(args);
       assertThat(bad.code()).as(String.join(" ", args)).isEqualTo(2);
       assertThat(bad.err().strip()).startsWith("error: ").doesNotContain("\n");

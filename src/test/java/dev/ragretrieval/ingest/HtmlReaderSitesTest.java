@@ -1,0 +1,154 @@
+package dev.ragretrieval.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Real pages of documentation sites without {@code <main>} or with their own layouts (DocBook,
+ * Sphinx, MkDocs, Docusaurus; see src/test/resources/html/README.md for where each comes from).
+ */
+class HtmlReaderSitesTest {
+
+  private static final Set<String> BOX_TITLES = Set.of("note", "tip", "warning", "caution", "important");
+
+  static Stream<String> fixtures() {
+    return Stream.of("docbook/indexes-expressional.html", "docbook/jit-extensibility.html",
+        "docbook/logicaldecoding-synchronous.html", "docbook/indexes.html", "docbook/passwordcheck.html",
+        "sphinx/markdown.html", "mkdocs/installation.html", "docusaurus/qos-profiles.html");
+  }
+
+  private static Page read(String fixture) {
+    try (InputStream in = HtmlReaderSitesTest.class.getResourceAsStream("/html/" + fixture)) {
+      String html = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      return HtmlReader.read("https://docs.example.org/" + fixture, html);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static String text(Page page) {
+    return String.join("\n", page.sections().stream().map(Page.Section::text).toList());
+  }
+
+  private static Page.Section section(Page page, String heading) {
+    return page.sections().stream().filter(s -> heading.equals(s.heading())).findFirst()
+        .orElseThrow(() -> new AssertionError("no section " + heading + " in " + page.sections()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fixtures")
+  @DisplayName("no section is headed by a box title (Note, Tip, ...) or repeats the page title")
+  void sectionsAreRealSections(String fixture) {
+    Page page = read(fixture);
+    assertThat(page.sections()).isNotEmpty();
+    for (Page.Section s : page.sections()) {
+      if (s.heading() != null) {
+        assertThat(BOX_TITLES).as(fixture).doesNotContain(s.heading().toLowerCase());
+        assertThat(s.heading()).as(fixture).isNotEqualToIgnoringCase(page.pageTitle());
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("fixtures")
+  @DisplayName("no chunk is navigation: no Prev/Up/Home/Next rows, sidebars, search boxes or footers")
+  void noNavigation(String fixture) {
+    List<Chunk> chunks = new Chunker().chunk(read(fixture));
+    assertThat(chunks).isNotEmpty();
+    for (Chunk chunk : chunks) {
+      String text = chunk.payload().getString("text");
+      assertThat(text).as(fixture).doesNotContainPattern("Prev\\s*Up|Up\\s*Next|Prev\\s*Next|Home\\s*Next")
+          .doesNotContain("Quick search", "Site navigation", "Keyboard Shortcuts", "Edit this page",
+              "Copyright", "Table of Contents", "Skip to main content", "¶")
+          .doesNotContainPattern("(?m)^(Previous|Next)$");
+      assertThat(text).as(fixture).doesNotMatch("(?s)(\\s*(Prev|Up|Home|Next|Previous|Search|Navigation)\\s*)+");
+    }
+  }
+
+  @Test
+  @DisplayName("DocBook: the h2 is the page title, the navigation header gives the chapter, labels never repeat")
+  void docbookTitleAndChapter() {
+    Page page = read("docbook/indexes-expressional.html");
+    assertThat(page.pageTitle()).isEqualTo("11.7. Indexes on Expressions");
+    assertThat(page.chapterLabel()).isEqualTo("Chapter 11. Indexes");
+    assertThat(page.sections()).extracting(Page.Section::heading).containsOnlyNulls();
+    assertThat(text(page)).startsWith("An index column need not be just a column")
+        .endsWith("retrieval speed is more important than insertion and update speed.")
+        .doesNotContain("11.6. Unique Indexes", "11.8. Partial Indexes");
+    Chunk first = new Chunker().chunk(page).get(0);
+    assertThat(first.embedText()).startsWith("11.7. Indexes on Expressions\n\nAn index column")
+        .doesNotContain("11.7. Indexes on Expressions > 11.7. Indexes on Expressions");
+  }
+
+  @Test
+  @DisplayName("DocBook: a Note box stays in the sect2 it sits in, and the next sect2 starts after it")
+  void docbookNoteKeepsItsSection() {
+    Page page = read("docbook/jit-extensibility.html");
+    assertThat(page.sections()).extracting(Page.Section::heading)
+        .containsExactly("32.4.1. Inlining Support for Extensions", "32.4.2. Pluggable JIT Providers");
+    assertThat(section(page, "32.4.1. Inlining Support for Extensions").text())
+        .contains("Note\n\nFor functions built into PostgreSQL itself, the bitcode is installed");
+    assertThat(section(page, "32.4.2. Pluggable JIT Providers").text()).doesNotContain("bitcode is installed");
+  }
+
+  @Test
+  @DisplayName("DocBook: a chapter page keeps its introduction and drops its table of contents")
+  void docbookChapterPage() {
+    Page page = read("docbook/indexes.html");
+    assertThat(page.pageTitle()).isEqualTo("Chapter 11. Indexes");
+    assertThat(text(page)).startsWith("Indexes are a common way to enhance database performance.")
+        .doesNotContain("11.2. Index Types", "11.2.1. B-Tree");
+  }
+
+  @Test
+  @DisplayName("Sphinx: the body's h1 is the title; a note inside a list item stays in its section; no headerlinks")
+  void sphinx() {
+    Page page = read("sphinx/markdown.html");
+    assertThat(page.pageTitle()).isEqualTo("Markdown");
+    assertThat(section(page, "Configuration").text()).contains("Note\n\nMyST-Parser requires Sphinx 2.1 or newer.");
+    assertThat(text(page)).doesNotContain("Getting Started", "Projects using Sphinx", "the Sphinx developers");
+  }
+
+  @Test
+  @DisplayName("MkDocs: the navbar, page TOC and search modal are dropped; the note stays under Installing Python")
+  void mkdocs() {
+    Page page = read("mkdocs/installation.html");
+    assertThat(page.pageTitle()).isEqualTo("MkDocs Installation");
+    assertThat(page.sections()).extracting(Page.Section::heading)
+        .containsExactly(null, "Requirements", "Installing Python", "Installing pip", "Installing MkDocs");
+    assertThat(section(page, "Installing Python").text()).contains("If you are installing Python on Windows");
+    assertThat(text(page)).doesNotContain("Developer Guide", "Release Notes", "Search");
+  }
+
+  @Test
+  @DisplayName("Docusaurus: the tip box stays in its section, breadcrumbs give the chapter, footer and pager are gone")
+  void docusaurus() {
+    Page page = read("docusaurus/qos-profiles.html");
+    assertThat(page.pageTitle()).isEqualTo("Quality of Service Profiles");
+    assertThat(page.chapterLabel()).isEqualTo("Module 1: ROS 2");
+    assertThat(section(page, "Durability: Volatile versus Transient Local").text())
+        .contains("tip\n\nBoth sides must ask for transient local");
+    assertThat(text(page)).doesNotContain("Parameters and Launch Files", "Built with Docusaurus", "Textbook");
+  }
+
+  @Test
+  @DisplayName("a section that is (almost) only links is navigation and is dropped; one with prose and a link stays")
+  void linkListsAreNavigation() {
+    String html = "<html><head><title>Guide</title></head><body><h1>Guide</h1>"
+        + "<h2>Setup</h2><p>Install the server with the package manager, then see <a href='x'>the options</a>.</p>"
+        + "<h2>Related pages</h2><ul><li><a href='a'>Installing on Linux</a></li><li><a href='b'>Installing on macOS</a></li>"
+        + "<li><a href='c'>Upgrading an existing cluster</a></li></ul></body></html>";
+    Page page = HtmlReader.read("https://docs.example.org/guide", html);
+    assertThat(page.sections()).extracting(Page.Section::heading).containsExactly("Setup");
+  }
+}
