@@ -3,29 +3,25 @@ package dev.ragretrieval.app;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigException;
 import dev.ragretrieval.embedding.EmbeddingClient;
-import dev.ragretrieval.embedding.EmbeddingProvider;
-import dev.ragretrieval.embedding.EmbeddingProviders;
-import dev.ragretrieval.embedding.EmbeddingVerticle;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.http.HttpVerticle;
 import dev.ragretrieval.http.Readiness;
 import dev.ragretrieval.http.RequestGate;
 import dev.ragretrieval.ingest.SampleBook;
+import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.retrieval.RetrievalService;
 import dev.ragretrieval.search.VectorStore;
-import dev.ragretrieval.search.VectorStores;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running service: embedding verticle, vector store and HTTP verticle, started in that order
- * and stopped gracefully in reverse. The Vertx instance stays the caller's.
+ * The running service: the {@link Components} (embedding, vector store, retrieval) and the HTTP
+ * verticle, started in that order and stopped gracefully in reverse. The Vertx instance stays the caller's.
  */
 public final class Application {
 
@@ -35,29 +31,43 @@ public final class Application {
 
   private final Vertx vertx;
   private final AppConfig config;
+  private final RagMetrics metrics;
   private final RequestGate gate;
   private Readiness readiness;
-  private EmbeddingProvider provider;
-  private String embeddingDeployment;
+  private Components parts;
   private VectorStore store;
   private EmbeddingClient embeddings;
   private HttpVerticle http;
   private String httpDeployment;
   private Future<Void> shutdown;
 
-  private Application(Vertx vertx, AppConfig config) {
+  private Application(Vertx vertx, AppConfig config, RagMetrics metrics) {
     this.vertx = vertx;
     this.config = config;
-    this.gate = new RequestGate(config.http().maxInFlight());
+    this.metrics = metrics;
+    this.gate = new RequestGate(config.http().maxInFlight(), metrics);
   }
 
-  /** Starts everything; on failure whatever did start is stopped again. */
+  /** As {@link #start(Vertx, AppConfig, RagMetrics, Handler)} with meters no one scrapes (tests without /metrics). */
   public static Future<Application> start(Vertx vertx, AppConfig config, Handler<RoutingContext> metricsHandler) {
-    Application app = new Application(vertx, config);
+    return start(vertx, config, RagMetrics.detached(), metricsHandler);
+  }
+
+  /**
+   * Starts everything, recording in {@code metrics}; {@code metricsHandler} serves them at /metrics
+   * (null: no /metrics). On failure whatever did start is stopped again.
+   */
+  public static Future<Application> start(Vertx vertx, AppConfig config, RagMetrics metrics,
+      Handler<RoutingContext> metricsHandler) {
+    Application app = new Application(vertx, config, metrics);
     // HTTP listens before the sample book loads: liveness answers at once and readiness says why it is DOWN
-    return app.startEmbedding()
-        .compose(v -> app.startStore())
-        .compose(v -> app.startHttp(metricsHandler))
+    return Components.start(vertx, config, metrics)
+        .compose(started -> {
+          app.parts = started;
+          app.store = started.store();
+          app.embeddings = started.embeddings();
+          return app.startHttp(metricsHandler);
+        })
         .compose(v -> app.prepareStore())
         .compose(v -> app.checkCollection())
         .map(app)
@@ -78,6 +88,10 @@ public final class Application {
 
   public AppConfig config() {
     return config;
+  }
+
+  public RagMetrics metrics() {
+    return metrics;
   }
 
   /**
@@ -131,36 +145,6 @@ public final class Application {
     return this;
   }
 
-  private Future<Void> startEmbedding() {
-    // building a provider is cheap (the local model loads lazily on its own worker pool); map turns
-    // a configuration error thrown here into a failed start
-    return Future.succeededFuture().map(v -> EmbeddingProviders.create(vertx, config.embedding()))
-        .compose(created -> {
-          provider = created;
-          return EmbeddingVerticle.deploy(vertx, created, config.embedding().queryCacheSize());
-        })
-        .map(id -> {
-          embeddingDeployment = id;
-          embeddings = new EmbeddingClient(vertx);
-          LOG.info("embedding with {} ({}, {} dimensions)", config.embedding().provider(),
-              config.embedding().modelName(), config.embedding().dimension());
-          return null;
-        });
-  }
-
-  private Future<Void> startStore() {
-    return VectorStores.create(vertx, config).map(created -> {
-      store = created;
-      if (config.qdrant().embedded()) {
-        LOG.info("vector store: embedded (Lucene) under {}, collection {}", config.store().dataDir(),
-            config.qdrant().collection());
-      } else {
-        LOG.info("vector store: {}", config.qdrant());
-      }
-      return null;
-    });
-  }
-
   /** In embedded mode an empty store is filled from the bundled sample book before readiness goes UP. */
   private Future<Void> prepareStore() {
     return SampleBook.loadIfEmpty(vertx, config, store, embeddings::embed)
@@ -187,10 +171,10 @@ public final class Application {
   }
 
   private Future<Void> startHttp(Handler<RoutingContext> metricsHandler) {
-    RetrievalService service = new RetrievalService(embeddings, store, config);
-    readiness = new Readiness(store, config);
+    RetrievalService service = parts.retrieval();
+    readiness = new Readiness(store, parts.provider(), config);
     readiness.startingUp("preparing collection '" + config.qdrant().collection() + "' (loading the sample book if it is empty)");
-    http = new HttpVerticle(config, service, readiness, gate, metricsHandler);
+    http = new HttpVerticle(config, service, readiness, gate, metrics, metricsHandler);
     return vertx.deployVerticle(http)
         .recover(failure -> Future.failedFuture(new ConfigException("cannot listen on " + config.http().host()
             + ":" + config.http().port() + " (RAG_HTTP_PORT): " + failure.getMessage())))
@@ -204,28 +188,11 @@ public final class Application {
   /** Stops in reverse order; each step runs whether or not the one before succeeded. */
   private Future<Void> stopAll() {
     return undeploy(httpDeployment)
-        .compose(v -> undeploy(embeddingDeployment))
-        .compose(v -> store == null ? Future.succeededFuture() : quietly("closing the vector store", store::close))
-        .compose(v -> provider == null ? Future.succeededFuture()
-            : quietly("closing the embedding provider", provider::close));
+        .compose(v -> parts == null ? Future.succeededFuture() : parts.close());
   }
 
   private Future<Void> undeploy(String deployment) {
     return deployment == null ? Future.succeededFuture()
-        : quietly("undeploying a verticle", () -> vertx.undeploy(deployment));
-  }
-
-  /** One shutdown step: its failure (returned or thrown) is logged and does not stop the next step. */
-  private static Future<Void> quietly(String step, Supplier<Future<Void>> action) {
-    Future<Void> done;
-    try {
-      done = action.get();
-    } catch (RuntimeException e) {
-      done = Future.failedFuture(e);
-    }
-    return done.recover(failure -> {
-      LOG.warn("{} failed: {}", step, failure.getMessage());
-      return Future.succeededFuture();
-    });
+        : Components.quietly("undeploying a verticle", () -> vertx.undeploy(deployment));
   }
 }

@@ -32,7 +32,7 @@ public final class ServeCommand implements Callable<Integer> {
     try {
       AppConfig config = Services.await(ConfigLoader.load(vertx, cli.env()), Duration.ofSeconds(30));
       Logging.configure(config.logging());
-      Application app = Services.await(Application.start(vertx, config, observability.metricsHandler()),
+      Application app = Services.await(Application.start(vertx, config, observability.metrics(), observability.metricsHandler()),
           Services.STARTUP);
       app.installSignalHandler();
       String host = config.http().host().equals("0.0.0.0") ? "localhost" : config.http().host();

@@ -2,16 +2,14 @@ package dev.ragretrieval.cli;
 
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigLoader;
+import dev.ragretrieval.app.Components;
 import dev.ragretrieval.embedding.EmbeddingClient;
-import dev.ragretrieval.embedding.EmbeddingProvider;
-import dev.ragretrieval.embedding.EmbeddingProviders;
-import dev.ragretrieval.embedding.EmbeddingVerticle;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.ingest.SampleBook;
 import dev.ragretrieval.observability.Logging;
+import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.search.VectorStore;
-import dev.ragretrieval.search.VectorStores;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -31,9 +29,7 @@ final class Services implements AutoCloseable {
 
   final Vertx vertx;
   final AppConfig config;
-  private EmbeddingProvider provider;
-  private EmbeddingClient embeddings;
-  private VectorStore store;
+  private Components parts;
 
   private Services(Vertx vertx, AppConfig config) {
     this.vertx = vertx;
@@ -51,12 +47,10 @@ final class Services implements AutoCloseable {
       Logging.configure(new AppConfig.Logging(level, config.logging().format(), config.logging().logQueryText()));
       Logging.consoleToStderr(true);
       services = new Services(vertx, config);
-      services.provider = await(vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding())), STARTUP);
-      await(EmbeddingVerticle.deploy(vertx, services.provider), Duration.ofSeconds(30));
-      services.embeddings = new EmbeddingClient(vertx);
-      services.store = await(VectorStores.create(vertx, config), Duration.ofSeconds(30));
+      // the same parts as serve; a one-shot command serves no /metrics
+      services.parts = await(Components.start(vertx, config, RagMetrics.detached()), STARTUP);
       if (sampleBook) {
-        await(SampleBook.loadIfEmpty(vertx, config, services.store, services.embeddings::embed), STARTUP)
+        await(SampleBook.loadIfEmpty(vertx, config, services.store(), services.embeddings()::embed), STARTUP)
             .ifPresent(s -> cli.err().println(String.format(Locale.ROOT,
                 "loaded sample book: %d pages, %d chunks in %.1fs", s.pages(), s.chunks(), s.seconds())));
       }
@@ -72,11 +66,11 @@ final class Services implements AutoCloseable {
   }
 
   EmbeddingClient embeddings() {
-    return embeddings;
+    return parts.embeddings();
   }
 
   VectorStore store() {
-    return store;
+    return parts.store();
   }
 
   /** Waits for a future from a non-event-loop thread; its failure is rethrown as it is. */
@@ -96,10 +90,8 @@ final class Services implements AutoCloseable {
 
   @Override
   public void close() {
-    Future<Void> storeClosed = store == null ? Future.succeededFuture() : store.close();
-    Future<Void> providerClosed = provider == null ? Future.succeededFuture() : provider.close();
     try {
-      await(Future.join(storeClosed, providerClosed), Duration.ofSeconds(30));
+      await(parts == null ? Future.succeededFuture() : parts.close(), Duration.ofSeconds(30));
     } catch (RuntimeException e) {
       // closing is best effort: the process ends next
     }

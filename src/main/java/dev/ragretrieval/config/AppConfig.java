@@ -121,6 +121,8 @@ public record AppConfig(
    */
   public record Circuit(int failures, Duration window, Duration open) {
     public static final Circuit DEFAULT = new Circuit(5, Duration.ofSeconds(10), Duration.ofSeconds(5));
+    /** No breaker: in-process work has no outage to wait out. */
+    public static final Circuit DISABLED = new Circuit(0, Duration.ofSeconds(10), Duration.ofSeconds(5));
 
     public boolean enabled() {
       return failures > 0;
@@ -198,7 +200,14 @@ public record AppConfig(
     }
   }
 
-  public record Local(String model, int dimension, int maxTextsPerCall) {}
+  /** {@code batchSize}: the most waiting texts one run of the local model takes (RAG_LOCAL_EMBED_BATCH). */
+  public record Local(String model, int dimension, int maxTextsPerCall, int batchSize) {
+    public static final int DEFAULT_BATCH_SIZE = 32;
+
+    public Local(String model, int dimension, int maxTextsPerCall) {
+      this(model, dimension, maxTextsPerCall, DEFAULT_BATCH_SIZE);
+    }
+  }
 
   public record Retrieval(
       int maxQueryChars,

@@ -76,6 +76,7 @@ public final class ConfigLoader {
     ENV_PATHS.put("OPENAI_EMBED_MODEL", "embedding.openai.model");
     ENV_PATHS.put("OPENAI_EMBED_DIMENSIONS", "embedding.openai.dimensions");
     ENV_PATHS.put("RAG_QUERY_CACHE_SIZE", "embedding.query_cache_size");
+    ENV_PATHS.put("RAG_LOCAL_EMBED_BATCH", "embedding.local.batch_size");
     ENV_PATHS.put("EMBEDDING_CA_CERT", "embedding.ca_cert");
     ENV_PATHS.put("RAG_DATA_DIR", "store.data_dir");
     ENV_PATHS.put("RAG_LOAD_SAMPLE_BOOK", "store.load_sample_book");
@@ -180,7 +181,8 @@ public final class ConfigLoader {
         new Local(
             str(local, "model", "bge-small-en-v1.5-q"),
             intIn(local, "embedding.local.dimension", "dimension", 384, 1, 65536),
-            intIn(local, "embedding.local.max_texts_per_call", "max_texts_per_call", 32, 1, 1024)),
+            intIn(local, "embedding.local.max_texts_per_call", "max_texts_per_call", 32, 1, 1024),
+            intIn(local, "embedding.local.batch_size", "batch_size", Local.DEFAULT_BATCH_SIZE, 1, 1024)),
         intIn(emb, "RAG_QUERY_CACHE_SIZE", "query_cache_size", Embedding.DEFAULT_QUERY_CACHE_SIZE, 0, 10_000_000),
         circuit(emb, "embedding.circuit_breaker"),
         caFile(emb, "EMBEDDING_CA_CERT"));

@@ -24,6 +24,11 @@ public interface EmbeddingProvider {
   /** Embeds texts in order, within {@code deadline}. */
   Future<List<float[]>> embed(List<String> texts, InputType inputType, Deadline deadline);
 
+  /** Whether its circuit breaker is open: it kept failing, calls fail at once, readiness is DOWN. */
+  default boolean circuitOpen() {
+    return false;
+  }
+
   default Future<Void> close() {
     return Future.succeededFuture();
   }

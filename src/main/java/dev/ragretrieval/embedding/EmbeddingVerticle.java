@@ -1,6 +1,6 @@
 package dev.ragretrieval.embedding;
 
-import com.github.benmanes.caffeine.cache.AsyncCache;
+import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -13,15 +13,12 @@ import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Serves {@link #ADDRESS}: an {@link EmbedRequest} in, an {@link EmbedResponse} out. Splits a
@@ -44,26 +41,34 @@ public final class EmbeddingVerticle extends VerticleBase {
   /** Calls in flight per request: enough to hide latency, few enough not to trip rate limits. */
   static final int MAX_CONCURRENT_CALLS = 4;
 
-  private static final Logger LOG = LoggerFactory.getLogger(EmbeddingVerticle.class);
-
   private final EmbeddingProvider provider;
-  private final AsyncCache<String, float[]> queryCache;
+  private final RagMetrics metrics;
+  /** Finished query vectors by {@link QueryKey}; failures never enter it. */
+  private final Cache<String, float[]> queryCache;
+  /** Query vectors on their way, by {@link QueryKey}: the same question asked meanwhile joins the call. */
+  private final Map<String, Future<float[]>> inFlight = new ConcurrentHashMap<>();
   private MessageConsumer<Object> consumer;
 
   /** {@code queryCacheSize} = query vectors kept; 0 = no cache. */
-  public EmbeddingVerticle(EmbeddingProvider provider, int queryCacheSize) {
+  public EmbeddingVerticle(EmbeddingProvider provider, int queryCacheSize, RagMetrics metrics) {
     this.provider = Objects.requireNonNull(provider, "provider");
-    this.queryCache = queryCacheSize > 0 ? Caffeine.newBuilder().maximumSize(queryCacheSize).buildAsync() : null;
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
+    this.queryCache = queryCacheSize > 0 ? Caffeine.newBuilder().maximumSize(queryCacheSize).build() : null;
   }
 
-  /** Deploys one instance serving {@link #ADDRESS} (its start registers the codecs); returns the deployment id. */
+  /** Deploys one instance serving {@link #ADDRESS} without a cache; its meters are not scraped (tools, tests). */
   public static Future<String> deploy(Vertx vertx, EmbeddingProvider provider) {
-    return deploy(vertx, provider, 0);
+    return deploy(vertx, provider, 0, RagMetrics.detached());
   }
 
   /** As {@link #deploy(Vertx, EmbeddingProvider)}, with a query-vector cache of that size. */
   public static Future<String> deploy(Vertx vertx, EmbeddingProvider provider, int queryCacheSize) {
-    return vertx.deployVerticle(new EmbeddingVerticle(provider, queryCacheSize));
+    return deploy(vertx, provider, queryCacheSize, RagMetrics.detached());
+  }
+
+  /** Deploys one instance serving {@link #ADDRESS} (its start registers the codecs); returns the deployment id. */
+  public static Future<String> deploy(Vertx vertx, EmbeddingProvider provider, int queryCacheSize, RagMetrics metrics) {
+    return vertx.deployVerticle(new EmbeddingVerticle(provider, queryCacheSize, metrics));
   }
 
   @Override
@@ -96,33 +101,60 @@ public final class EmbeddingVerticle extends VerticleBase {
   /**
    * Answers cached query texts at once and sends only the others upstream, each once: a text that
    * is already on its way (the same question from many users at the same moment) joins that call.
+   * Texts that differ only in case, spacing or trailing punctuation share one entry
+   * ({@link QueryKey}); upstream gets the caller's own text. A failed call is never cached, and it
+   * reaches the caller as its own failure, logged nowhere on the way.
    */
   Future<EmbedResponse> embedThroughCache(EmbedRequest request) {
     if (queryCache == null || request.inputType() != InputType.SEARCH_QUERY) {
       return embed(request);
     }
     List<String> texts = request.texts();
+    List<Future<float[]>> vectors = new ArrayList<>(texts.size());
+    Map<String, Integer> fresh = new LinkedHashMap<>();
+    List<String> freshTexts = new ArrayList<>();
     for (String text : texts) {
-      RagMetrics.get().cache("query_embedding", queryCache.getIfPresent(text) != null);
+      String key = QueryKey.of(text);
+      float[] cached = queryCache.getIfPresent(key);
+      Future<float[]> pending = cached == null ? inFlight.get(key) : null;
+      metrics.cache("query_embedding", cached != null || pending != null);
+      if (cached != null) {
+        vectors.add(Future.succeededFuture(cached));
+      } else if (pending != null) {
+        vectors.add(pending);
+      } else {
+        Integer slot = fresh.get(key);
+        if (slot == null) {
+          slot = freshTexts.size();
+          fresh.put(key, slot);
+          freshTexts.add(text);
+        }
+        vectors.add(null); // filled from the upstream call below
+      }
     }
-    // a failed load leaves the cache by itself, so the next request tries again
-    CompletableFuture<Map<String, float[]>> found = queryCache.getAll(texts, (missing, executor) -> {
-      List<String> fresh = List.copyOf(missing);
-      return embed(new EmbedRequest(fresh, request.inputType(), request.deadline()))
-          .map(response -> {
-            Map<String, float[]> loaded = new HashMap<>();
-            for (int i = 0; i < fresh.size(); i++) {
-              loaded.put(fresh.get(i), response.vectors().get(i));
-            }
-            return loaded;
-          })
-          .toCompletionStage().toCompletableFuture();
-    });
-    return Future.fromCompletionStage(found, vertx.getOrCreateContext())
-        .recover(failure -> Future.failedFuture(
-            failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure))
-        .map(vectors -> new EmbedResponse(texts.stream().map(vectors::get).toList(), provider.model(),
-            provider.dimension()));
+    if (!freshTexts.isEmpty()) {
+      Future<EmbedResponse> call = embed(new EmbedRequest(List.copyOf(freshTexts), request.inputType(),
+          request.deadline()));
+      Map<String, Future<float[]>> sent = new LinkedHashMap<>();
+      fresh.forEach((key, slot) -> {
+        Future<float[]> vector = call.map(response -> response.vectors().get(slot));
+        sent.put(key, vector);
+        inFlight.put(key, vector);
+        vector.onComplete(done -> {
+          inFlight.remove(key, vector);
+          if (done.succeeded()) {
+            queryCache.put(key, done.result());
+          }
+        });
+      });
+      for (int i = 0; i < texts.size(); i++) {
+        if (vectors.get(i) == null) {
+          vectors.set(i, sent.get(QueryKey.of(texts.get(i))));
+        }
+      }
+    }
+    return Future.all(vectors).map(all -> new EmbedResponse(
+        vectors.stream().map(Future::result).toList(), provider.model(), provider.dimension()));
   }
 
   Future<EmbedResponse> embed(EmbedRequest request) {
@@ -184,10 +216,8 @@ public final class EmbeddingVerticle extends VerticleBase {
     }
   }
 
+  /** A bug of ours becomes INTERNAL with the bug as its cause; the HTTP exchange logs it, once. */
   private static ServiceException toServiceException(Throwable failure) {
-    if (!(failure instanceof ServiceException)) {
-      LOG.warn("embedding failed unexpectedly", failure);
-    }
     return ServiceException.from(failure);
   }
 }

@@ -13,6 +13,8 @@ public enum ErrorCode {
   PAYLOAD_TOO_LARGE(413),
   UNSUPPORTED_MEDIA_TYPE(415),
   RATE_LIMIT(429),
+  /** A bug of ours (a NullPointerException, say): never retried, never held against an upstream. */
+  INTERNAL(500),
   UPSTREAM_ERROR(502),
   CONNECTION_ERROR(503),
   OVERLOADED(503),

@@ -26,7 +26,12 @@ public final class ServiceException extends RuntimeException {
 
   private ServiceException(ErrorCode code, String message, Object details, Integer retryAfterSeconds,
       boolean retryable) {
-    super(message, null, false, false);
+    this(code, message, details, retryAfterSeconds, retryable, null);
+  }
+
+  private ServiceException(ErrorCode code, String message, Object details, Integer retryAfterSeconds,
+      boolean retryable, Throwable cause) {
+    super(message, cause, false, false);
     this.code = code;
     this.details = details;
     this.retryAfterSeconds = retryAfterSeconds;
@@ -57,11 +62,22 @@ public final class ServiceException extends RuntimeException {
     return retryAfterSeconds;
   }
 
-  /** Maps any failure to a ServiceException; unknown ones become UPSTREAM_ERROR without their text. */
+  /**
+   * A bug of ours: INTERNAL, never retryable. The message names no class and carries no text of
+   * the bug; the bug stays the cause, so the one place that logs it (the HTTP exchange) has its stack trace.
+   */
+  public static ServiceException internal(Throwable bug) {
+    return new ServiceException(ErrorCode.INTERNAL, "internal error", null, null, false, bug);
+  }
+
+  /**
+   * Maps any failure to a ServiceException. What is not one already is a bug of ours (INTERNAL):
+   * adapters map their transport and protocol failures to contract codes before they get here.
+   */
   public static ServiceException from(Throwable failure) {
     if (failure instanceof ServiceException e) {
       return e;
     }
-    return new ServiceException(ErrorCode.UPSTREAM_ERROR, "unexpected internal failure");
+    return internal(failure);
   }
 }

@@ -45,10 +45,13 @@ final class ConnectionGuard {
   private final Map<HttpConnection, Tracked> connections = new ConcurrentHashMap<>();
   // connections without a request in progress, longest idle first: the ones closed to make room
   private final Set<Tracked> idle = new LinkedHashSet<>();
-  private final MeterRegistry registry = RagMetrics.get().registry();
+  private final MeterRegistry registry;
+  private final RagMetrics metrics;
 
-  ConnectionGuard(Vertx vertx, AppConfig.Edge limits) {
+  ConnectionGuard(Vertx vertx, AppConfig.Edge limits, RagMetrics metrics) {
     this.vertx = vertx;
+    this.metrics = metrics;
+    this.registry = metrics.registry();
     this.limits = limits;
     Gauge.builder("rag_http_connections_open", open, AtomicInteger::get)
         .description("HTTP connections open now")
@@ -89,7 +92,7 @@ final class ConnectionGuard {
         tracked.started();
         if (tracked.overCap && !request.path().startsWith("/health/")) {
           RawErrors.send(request, new ServiceException(ErrorCode.OVERLOADED,
-              "too many open connections; retry shortly", null, 1));
+              "too many open connections; retry shortly", null, 1), metrics);
           return;
         }
       }

@@ -6,11 +6,14 @@ import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.observability.RequestLog;
 import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievalResult;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request's answer, written exactly once: a JSON body, an HTTP error, or a stream of events
@@ -20,9 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Exchange {
 
   private static final String KEY = "rag.exchange";
+  private static final Logger LOG = LoggerFactory.getLogger(Exchange.class);
 
   private final RoutingContext ctx;
   private final String route;
+  private final RagMetrics metrics;
   private final long startedNanos = System.nanoTime();
   private String queryId;
   private String requestId;
@@ -32,16 +37,17 @@ final class Exchange {
   private ErrorCode code;
   private RetrievalResult result;
 
-  private Exchange(RoutingContext ctx, String route) {
+  private Exchange(RoutingContext ctx, String route, RagMetrics metrics) {
     this.ctx = ctx;
     this.route = route;
+    this.metrics = metrics;
   }
 
   /** The request's exchange, created on first use. {@code route} labels error metrics. */
-  static Exchange of(RoutingContext ctx, String route) {
+  static Exchange of(RoutingContext ctx, String route, RagMetrics metrics) {
     Exchange exchange = ctx.get(KEY);
     if (exchange == null) {
-      exchange = new Exchange(ctx, route);
+      exchange = new Exchange(ctx, route, metrics);
       ctx.put(KEY, exchange);
     }
     return exchange;
@@ -95,6 +101,15 @@ final class Exchange {
   }
 
   void json(int status, JsonObject body) {
+    json(status, body.toBuffer());
+  }
+
+  /** A body already encoded (by {@link ResultJson#encode}). */
+  void json(Buffer body) {
+    json(200, body);
+  }
+
+  private void json(int status, Buffer body) {
     if (finished()) {
       return;
     }
@@ -102,7 +117,7 @@ final class Exchange {
     ctx.response()
         .setStatusCode(status)
         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-        .end(body.encode());
+        .end(body);
   }
 
   /** Before the first event an HTTP error; after it an {@code error} event that ends the stream. */
@@ -117,7 +132,11 @@ final class Exchange {
       return;
     }
     code = error.code();
-    RagMetrics.get().error(route, error.code());
+    if (code == ErrorCode.INTERNAL) {
+      // the one place a bug of ours is logged, with its stack trace; the client sees "internal error"
+      LOG.error("request {} failed with an internal error", requestId, error.getCause() == null ? error : error.getCause());
+    }
+    metrics.error(route, error.code());
     if (streaming()) {
       event("error", ResultJson.errorObject(error, queryId));
       end();
@@ -147,7 +166,7 @@ final class Exchange {
     stream = format;
     // the gauge must come down exactly once, whether the stream ends or the client leaves, and
     // on the same instance it went up on
-    AtomicInteger openStreams = RagMetrics.get().openStreams();
+    AtomicInteger openStreams = metrics.openStreams();
     openStreams.incrementAndGet();
     ctx.addEndHandler(done -> openStreams.decrementAndGet());
     ctx.response()
@@ -167,6 +186,41 @@ final class Exchange {
     write(name, stream == StreamFormat.NDJSON
         ? ResultJson.event(name, index, data)
         : new JsonObject().put("index", index).put("data", data));
+  }
+
+  /**
+   * Events that are ready together, framed into one buffer and sent in one write: a stream's
+   * chunks, context and done cost one write, not one each. {@link Events#send} sends them.
+   */
+  Events events() {
+    return new Events();
+  }
+
+  final class Events {
+    private final ResultJson.Output out = new ResultJson.Output(4096);
+
+    /** The same frame {@link #event(String, JsonObject)} writes, with the data written by {@code data}. */
+    Events add(String name, ResultJson.Shape data) {
+      if (stream == StreamFormat.SSE) {
+        out.raw("event: " + name + "\ndata: ").write(data).raw("\n\n");
+      } else {
+        out.write(json -> {
+          json.writeStartObject();
+          json.writeStringField("event", name);
+          json.writeFieldName("data");
+          data.write(json);
+          json.writeEndObject();
+        }).raw("\n");
+      }
+      return this;
+    }
+
+    void send() {
+      if (finished() || !streaming()) {
+        return;
+      }
+      ctx.response().write(out.buffer());
+    }
   }
 
   void end() {

@@ -3,6 +3,7 @@ package dev.ragretrieval.http;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.Vertx;
@@ -22,10 +23,12 @@ final class HttpEdge {
 
   private final AppConfig.Http config;
   private final ConnectionGuard guard;
+  private final RagMetrics metrics;
 
-  HttpEdge(Vertx vertx, AppConfig.Http config) {
+  HttpEdge(Vertx vertx, AppConfig.Http config, RagMetrics metrics) {
     this.config = config;
-    this.guard = new ConnectionGuard(vertx, config.edge());
+    this.metrics = metrics;
+    this.guard = new ConnectionGuard(vertx, config.edge(), metrics);
   }
 
   /**
@@ -54,7 +57,7 @@ final class HttpEdge {
           String problem = Utf8.uriProblem(request.uri());
           if (problem != null) {
             RawErrors.send(request, new ServiceException(ErrorCode.INVALID_REQUEST, problem,
-                new JsonObject().put("field", "uri")));
+                new JsonObject().put("field", "uri")), metrics);
             return;
           }
           router.handle(request);
@@ -67,14 +70,14 @@ final class HttpEdge {
     if (cause instanceof TooLongHttpLineException) {
       RawErrors.send(request, new ServiceException(ErrorCode.INVALID_REQUEST,
           "the request line is over the limit of " + config.edge().uriLimitBytes() + " bytes",
-          new JsonObject().put("limit_bytes", config.edge().uriLimitBytes())), 414);
+          new JsonObject().put("limit_bytes", config.edge().uriLimitBytes())), 414, metrics);
     } else if (cause instanceof TooLongHttpHeaderException) {
       RawErrors.send(request, new ServiceException(ErrorCode.INVALID_REQUEST,
           "the request headers are over the limit of " + config.edge().headerLimitBytes() + " bytes",
-          new JsonObject().put("limit_bytes", config.edge().headerLimitBytes())), 431);
+          new JsonObject().put("limit_bytes", config.edge().headerLimitBytes())), 431, metrics);
     } else {
       RawErrors.send(request, new ServiceException(ErrorCode.INVALID_REQUEST,
-          "the request is not valid HTTP/1.1"));
+          "the request is not valid HTTP/1.1"), metrics);
     }
   }
 }

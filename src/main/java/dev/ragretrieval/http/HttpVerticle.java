@@ -4,9 +4,12 @@ import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.observability.RequestLog;
 import dev.ragretrieval.retrieval.RequestParser;
+import dev.ragretrieval.retrieval.AssembledContext;
 import dev.ragretrieval.retrieval.ResultJson;
+import dev.ragretrieval.retrieval.RetrievedChunk;
 import dev.ragretrieval.retrieval.RetrievalRequest;
 import dev.ragretrieval.retrieval.RetrievalResult;
 import dev.ragretrieval.retrieval.RetrievalService;
@@ -36,8 +39,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP face of the service (docs/API.md sections 4 to 8). Handlers only compose the
@@ -45,7 +46,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class HttpVerticle extends VerticleBase {
 
-  private static final Logger LOG = LoggerFactory.getLogger(HttpVerticle.class);
   private static final String DEADLINE = "rag.deadline";
   private static final Pattern CONTROL_CHARS = Pattern.compile("\\p{Cntrl}");
   private static final String REQUEST_ID = "X-Request-Id";
@@ -70,6 +70,7 @@ public final class HttpVerticle extends VerticleBase {
   private final Readiness readiness;
   private final RequestGate gate;
   private final Handler<RoutingContext> metricsHandler;
+  private final RagMetrics metrics;
   private final ApiKeyAuth auth;
   private HttpServer server;
   private HttpEdge edge;
@@ -77,7 +78,8 @@ public final class HttpVerticle extends VerticleBase {
 
   /** {@code metricsHandler} may be null: /metrics is then 404. */
   public HttpVerticle(AppConfig config, RetrievalService service, Readiness readiness, RequestGate gate,
-      Handler<RoutingContext> metricsHandler) {
+      RagMetrics metrics, Handler<RoutingContext> metricsHandler) {
+    this.metrics = metrics;
     this.config = config;
     this.service = service;
     this.parser = service.parser();
@@ -92,7 +94,7 @@ public final class HttpVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> classpathResource("openapi.yaml"))
         .compose(spec -> {
           openApi = spec;
-          edge = new HttpEdge(vertx, config.http());
+          edge = new HttpEdge(vertx, config.http(), metrics);
           server = vertx.createHttpServer(edge.options());
           return edge.install(server, router()).listen();
         });
@@ -229,8 +231,11 @@ public final class HttpVerticle extends VerticleBase {
         .onSuccess(request -> {
           exchange.query(request.query());
           if (format == StreamFormat.JSON) {
-            answer(exchange, service.retrieve(request, exchange.queryId(), deadline(ctx))
-                .map(exchange::record).map(ResultJson::result));
+            service.retrieve(request, exchange.queryId(), deadline(ctx))
+                .map(exchange::record)
+                .map(result -> ResultJson.encode(json -> ResultJson.result(json, result)))
+                .onSuccess(exchange::json)
+                .onFailure(exchange::fail);
           } else {
             stream(exchange, format, request, deadline(ctx));
           }
@@ -251,18 +256,25 @@ public final class HttpVerticle extends VerticleBase {
     stream(exchange, StreamFormat.SSE, request, deadline(ctx));
   }
 
-  /** meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event. */
+  /**
+   * meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error
+   * event. Two writes: meta at once, everything else together once the search has answered.
+   */
   private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
     exchange.startStream(format);
-    exchange.event("meta", ResultJson.meta(exchange.queryId(), request));
+    exchange.events().add("meta", json -> ResultJson.meta(json, exchange.queryId(), request)).send();
     service.retrieve(request, exchange.queryId(), deadline)
         .map(exchange::record)
         .onSuccess(result -> {
-          result.results().forEach(chunk -> exchange.event("chunk", ResultJson.chunk(chunk)));
-          if (request.includeContext()) {
-            exchange.event("context", ResultJson.context(service.assemble(result)));
+          Exchange.Events events = exchange.events();
+          for (RetrievedChunk chunk : result.results()) {
+            events.add("chunk", json -> ResultJson.chunk(json, chunk));
           }
-          exchange.event("done", ResultJson.done(result));
+          if (request.includeContext()) {
+            AssembledContext context = service.assemble(result);
+            events.add("context", json -> ResultJson.context(json, context));
+          }
+          events.add("done", json -> ResultJson.done(json, result)).send();
           exchange.end();
         })
         .onFailure(exchange::fail);
@@ -274,10 +286,12 @@ public final class HttpVerticle extends VerticleBase {
         .compose(service::validate)
         .onSuccess(request -> {
           exchange.query(request.query());
-          answer(exchange, service.retrieve(request, exchange.queryId(), deadline(ctx))
+          service.retrieve(request, exchange.queryId(), deadline(ctx))
               .map(exchange::record)
               .map(service::assemble)
-              .map(ResultJson::context));
+              .map(context -> ResultJson.encode(json -> ResultJson.context(json, context)))
+              .onSuccess(exchange::json)
+              .onFailure(exchange::fail);
         })
         .onFailure(exchange::fail);
   }
@@ -437,15 +451,15 @@ public final class HttpVerticle extends VerticleBase {
     } else if (status == 404) {
       notFound(ctx);
     } else {
-      LOG.error("unexpected failure on {} {}", ctx.request().method(), routeLabel(ctx), failure);
+      // INTERNAL: the exchange logs it with its stack trace and the request id
       exchange(ctx).fail(ServiceException.from(failure));
     }
   }
 
   // --- helpers ---
 
-  private static Exchange exchange(RoutingContext ctx) {
-    return Exchange.of(ctx, routeLabel(ctx));
+  private Exchange exchange(RoutingContext ctx) {
+    return Exchange.of(ctx, routeLabel(ctx), metrics);
   }
 
   /** A route template for labels and logs: raw paths would make unbounded label values. */

@@ -17,8 +17,8 @@ final class RawErrors {
 
   private RawErrors() {}
 
-  static void send(HttpServerRequest request, ServiceException error, int status) {
-    RagMetrics.get().error("unmatched", error.code());
+  static void send(HttpServerRequest request, ServiceException error, int status, RagMetrics metrics) {
+    metrics.error("unmatched", error.code());
     HttpServerResponse response = request.response();
     if (response.ended() || response.closed()) {
       return;
@@ -34,7 +34,7 @@ final class RawErrors {
         .onComplete(written -> request.connection().close());
   }
 
-  static void send(HttpServerRequest request, ServiceException error) {
-    send(request, error, error.code().httpStatus());
+  static void send(HttpServerRequest request, ServiceException error, RagMetrics metrics) {
+    send(request, error, error.code().httpStatus(), metrics);
   }
 }

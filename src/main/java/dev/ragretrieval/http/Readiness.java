@@ -1,6 +1,7 @@
 package dev.ragretrieval.http;
 
 import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.CollectionInfo;
@@ -11,8 +12,9 @@ import io.vertx.core.json.JsonObject;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What /health/ready reports (docs/API.md section 8): the vector store answers, the default collection
- * exists, its vector size equals the embedder's, and an embedder is configured.
+ * What /health/ready reports (docs/API.md section 8): the vector store answers (its circuit is not
+ * open), the default collection exists, its vector size equals the embedder's, and the embedder
+ * is configured and its circuit is not open.
  */
 public final class Readiness {
 
@@ -30,13 +32,15 @@ public final class Readiness {
   }
 
   private final VectorStore store;
+  private final EmbeddingProvider provider;
   private final String collection;
   private final AppConfig.Embedding embedding;
   /** Why the service is not ready whatever the store says (e.g. the sample book is still loading); null when none. */
   private volatile String startingUp;
 
-  public Readiness(VectorStore store, AppConfig config) {
+  public Readiness(VectorStore store, EmbeddingProvider provider, AppConfig config) {
     this.store = store;
+    this.provider = provider;
     this.collection = config.qdrant().collection();
     this.embedding = config.embedding();
   }
@@ -82,8 +86,10 @@ public final class Readiness {
         : "collection '" + collection + "' holds vectors of size " + info.vectorSize()
             + " but the embedder (" + embedding.modelName() + ") gives " + embedding.dimension();
     checks.add(check("vector_size", sizeProblem).put("expected", embedding.dimension()).put("actual", info.vectorSize()));
-    checks.add(embedder());
-    return new Report(sizeProblem == null, sizeProblem, checks);
+    JsonObject embedder = embedder();
+    checks.add(embedder);
+    String problem = sizeProblem != null ? sizeProblem : embedder.getString("reason");
+    return new Report(problem == null, problem, checks);
   }
 
   private Report report(Throwable failure) {
@@ -102,8 +108,11 @@ public final class Readiness {
     return new Report(false, reason, checks);
   }
 
+  /** DOWN while the provider's circuit is open, as the vector store's check is DOWN while Qdrant's is. */
   private JsonObject embedder() {
-    return check("embedder", null)
+    String outage = provider.circuitOpen()
+        ? "the embedding provider cannot be reached (circuit open after repeated failures)" : null;
+    return check("embedder", outage)
         .put("provider", embedding.provider().name().toLowerCase(java.util.Locale.ROOT))
         .put("model", embedding.modelName())
         .put("dimension", embedding.dimension());

@@ -21,13 +21,14 @@ public final class RequestGate {
   private final int maxInFlight;
   private final AtomicInteger inFlight = new AtomicInteger();
   // the gauge this gate moves, fixed at construction so enter and leave always hit the same one
-  private final AtomicInteger inFlightGauge = RagMetrics.get().inFlight();
+  private final AtomicInteger inFlightGauge;
   private volatile boolean draining;
   // what each admitted request does when the shutdown grace expires before it has finished
   private final Set<Runnable> expiries = ConcurrentHashMap.newKeySet();
 
-  public RequestGate(int maxInFlight) {
+  public RequestGate(int maxInFlight, RagMetrics metrics) {
     this.maxInFlight = maxInFlight;
+    this.inFlightGauge = metrics.inFlight();
   }
 
   /** On ADMITTED the caller must call {@link #leave()} exactly once. */

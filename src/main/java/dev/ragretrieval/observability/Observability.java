@@ -41,13 +41,15 @@ public final class Observability {
 
   private final Vertx vertx;
   private final PrometheusMeterRegistry registry;
+  private final RagMetrics metrics;
 
   private Observability(Vertx vertx, PrometheusMeterRegistry registry) {
     this.vertx = vertx;
     this.registry = registry;
+    this.metrics = new RagMetrics(registry);
   }
 
-  /** A Vertx with HTTP server/client and event-bus metrics; installs {@link RagMetrics} on the same registry. */
+  /** A Vertx with HTTP server/client and event-bus metrics, and {@link RagMetrics} on the same registry. */
   public static Observability create() {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     // before any meter exists: filters do not reach meters created earlier
@@ -66,12 +68,16 @@ public final class Observability {
         .with(new VertxOptions().setMetricsOptions(metrics))
         .withMetrics(new MicrometerMetricsFactory(registry))
         .build();
-    RagMetrics.install(new RagMetrics(registry));
     return new Observability(vertx, registry);
   }
 
   public Vertx vertx() {
     return vertx;
+  }
+
+  /** The service's own meters, on the scraped registry. */
+  public RagMetrics metrics() {
+    return metrics;
   }
 
   public PrometheusMeterRegistry registry() {

@@ -11,12 +11,12 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The service's own meters. Label values come from closed sets (provider names, store kinds,
- * error codes, route templates): never query text or client-chosen collection names.
+ * The service's own meters, one instance per running service, handed to the parts that record
+ * (constructor parameters). Label values come from closed sets (provider names, store kinds,
+ * error codes, route templates, "success" or the error code in lower case as outcome): never query
+ * text or client-chosen collection names.
  */
 public final class RagMetrics {
-
-  private static volatile RagMetrics installed = new RagMetrics(new SimpleMeterRegistry());
 
   private final MeterRegistry registry;
   private final AtomicInteger inFlight = new AtomicInteger();
@@ -30,14 +30,9 @@ public final class RagMetrics {
         .description("SSE and NDJSON responses still open").register(registry);
   }
 
-  /** Makes {@code metrics} the instance {@link #get()} returns (done once at start-up). */
-  public static RagMetrics install(RagMetrics metrics) {
-    installed = metrics;
-    return metrics;
-  }
-
-  public static RagMetrics get() {
-    return installed;
+  /** Meters on a registry of their own, scraped by no one: for tools and tests that serve no /metrics. */
+  public static RagMetrics detached() {
+    return new RagMetrics(new SimpleMeterRegistry());
   }
 
   public MeterRegistry registry() {
@@ -52,8 +47,9 @@ public final class RagMetrics {
     return openStreams;
   }
 
-  /** One call to an embedding provider. */
+  /** One call to an embedding provider; {@code texts} were sent. */
   public void embedding(String provider, Duration latency, int texts, String outcome) {
+    embeddingInputs(provider, texts);
     Timer.builder("rag_embedding_duration_seconds")
         .description("Latency of one embedding provider call")
         .tags("provider", provider, "outcome", outcome)
@@ -66,6 +62,26 @@ public final class RagMetrics {
         .tags("provider", provider)
         .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64, 96)
         .register(registry).record(texts);
+  }
+
+  /** Texts sent to an embedding provider: Cohere's rate limit counts inputs per minute, not calls. */
+  public void embeddingInputs(String provider, int inputs) {
+    Counter.builder("rag_embedding_inputs_total").tags("provider", provider)
+        .description("Texts sent to the embedding provider (retries included)").register(registry).increment(inputs);
+  }
+
+  /** One run of the local model over {@code texts} waiting texts (its count = model runs). */
+  public void localModelRun(int texts) {
+    DistributionSummary.builder("rag_local_embedding_batch_texts")
+        .description("Texts embedded together in one run of the local model")
+        .serviceLevelObjectives(1, 2, 4, 8, 16, 32, 64, 128)
+        .register(registry).record(texts);
+  }
+
+  /** An upstream answered 429 (or Qdrant's RESOURCE_EXHAUSTED). */
+  public void rateLimited(String upstream) {
+    Counter.builder("rag_upstream_rate_limited_total").tags("upstream", upstream)
+        .description("Upstream calls answered with a rate limit (429)").register(registry).increment();
   }
 
   /** One vector-store operation (search, batch, upsert, ...). */

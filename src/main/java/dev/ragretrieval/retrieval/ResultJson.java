@@ -1,93 +1,232 @@
 package dev.ragretrieval.retrieval;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.json.jackson.JacksonCodec;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.util.List;
 
-/** Every JSON shape the API answers with (docs/API.md sections 4 to 7), in one place. */
+/**
+ * Every JSON shape the API answers with (docs/API.md sections 4 to 7), in one place. The shapes of the
+ * hot path (a result, its chunks, the stream events) are written once, straight into the output
+ * with Jackson's generator: no tree of maps per answer. Their {@link JsonObject} forms (the CLI,
+ * the batch answer) are read back from the same bytes, so the two can never disagree.
+ */
 public final class ResultJson {
+
+  private static final JsonFactory JSON = new JsonFactory();
 
   private ResultJson() {}
 
+  /** Something written as one JSON value. */
+  @FunctionalInterface
+  public interface Shape {
+    void write(JsonGenerator json) throws IOException;
+  }
+
+  /** A generator over a buffer; {@link #close} flushes it. Root values follow each other with no separator. */
+  public static final class Output implements AutoCloseable {
+    private final Buffer buffer;
+    private final JsonGenerator json;
+
+    public Output(int initialBytes) {
+      this.buffer = Buffer.buffer(initialBytes);
+      try {
+        this.json = JSON.createGenerator(new OutputStream() {
+          @Override
+          public void write(int b) {
+            buffer.appendByte((byte) b);
+          }
+
+          @Override
+          public void write(byte[] bytes, int offset, int length) {
+            buffer.appendBytes(bytes, offset, length);
+          }
+        });
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      json.setRootValueSeparator(null);
+    }
+
+    public JsonGenerator json() {
+      return json;
+    }
+
+    /** Writes text as it is (stream framing between JSON values). */
+    public Output raw(String text) {
+      try {
+        json.writeRaw(text);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return this;
+    }
+
+    public Output write(Shape shape) {
+      try {
+        shape.write(json);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      return this;
+    }
+
+    /** Everything written so far. */
+    public Buffer buffer() {
+      close();
+      return buffer;
+    }
+
+    @Override
+    public void close() {
+      try {
+        json.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** One shape's JSON bytes. */
+  public static Buffer encode(Shape shape) {
+    return new Output(2048).write(shape).buffer();
+  }
+
   public static JsonObject result(RetrievalResult result) {
-    return new JsonObject()
-        .put("query_id", result.queryId())
-        .put("query", result.query())
-        .put("collection", result.collection())
-        .put("embedding_model", result.embeddingModel())
-        .put("status", result.status().wireName())
-        .put("count", result.count())
-        .put("results", chunks(result.results()))
-        .put("search_params", searchParams(result.request()))
-        .put("execution_time_ms", ms(result.executionTimeMs()))
-        .put("timings_ms", timings(result));
+    return new JsonObject(encode(json -> result(json, result)));
+  }
+
+  public static void result(JsonGenerator json, RetrievalResult result) throws IOException {
+    json.writeStartObject();
+    json.writeStringField("query_id", result.queryId());
+    json.writeStringField("query", result.query());
+    json.writeStringField("collection", result.collection());
+    json.writeStringField("embedding_model", result.embeddingModel());
+    json.writeStringField("status", result.status().wireName());
+    json.writeNumberField("count", result.count());
+    json.writeFieldName("results");
+    chunks(json, result.results());
+    json.writeFieldName("search_params");
+    searchParams(json, result.request());
+    json.writeNumberField("execution_time_ms", ms(result.executionTimeMs()));
+    json.writeFieldName("timings_ms");
+    timings(json, result);
+    json.writeEndObject();
   }
 
   public static JsonObject chunk(RetrievedChunk chunk) {
-    JsonObject json = new JsonObject()
-        .put("rank", chunk.rank())
-        .put("id", chunk.id())
-        .put("chunk_id", chunk.chunkId())
-        .put("text", chunk.text())
-        .put("score", chunk.score())
-        .put("source_url", chunk.sourceUrl())
-        .put("page_title", chunk.pageTitle())
-        .put("chapter", chunk.chapter())
-        .put("section", chunk.section())
-        .put("chunk_index", chunk.chunkIndex())
-        .put("metadata", chunk.metadata() == null ? new JsonObject() : chunk.metadata());
-    if (chunk.truncated()) {
-      json.put("truncated", true);
+    return new JsonObject(encode(json -> chunk(json, chunk)));
+  }
+
+  public static void chunk(JsonGenerator json, RetrievedChunk chunk) throws IOException {
+    json.writeStartObject();
+    json.writeNumberField("rank", chunk.rank());
+    json.writeStringField("id", chunk.id());
+    json.writeStringField("chunk_id", chunk.chunkId());
+    json.writeStringField("text", chunk.text());
+    json.writeNumberField("score", chunk.score());
+    json.writeStringField("source_url", chunk.sourceUrl());
+    json.writeStringField("page_title", chunk.pageTitle());
+    json.writeStringField("chapter", chunk.chapter());
+    json.writeStringField("section", chunk.section());
+    if (chunk.chunkIndex() == null) {
+      json.writeNullField("chunk_index");
+    } else {
+      json.writeNumberField("chunk_index", chunk.chunkIndex().intValue());
     }
-    return json;
+    // the whole payload, as it came from the store, written as it stands: no copy
+    json.writeFieldName("metadata");
+    JacksonCodec.encodeJson(chunk.metadata() == null ? EMPTY : chunk.metadata(), json);
+    if (chunk.truncated()) {
+      json.writeBooleanField("truncated", true);
+    }
+    json.writeEndObject();
   }
 
   public static JsonArray chunks(List<RetrievedChunk> chunks) {
-    JsonArray array = new JsonArray();
-    chunks.forEach(c -> array.add(chunk(c)));
-    return array;
+    return new JsonArray(encode(json -> chunks(json, chunks)));
+  }
+
+  public static void chunks(JsonGenerator json, List<RetrievedChunk> chunks) throws IOException {
+    json.writeStartArray();
+    for (RetrievedChunk chunk : chunks) {
+      chunk(json, chunk);
+    }
+    json.writeEndArray();
   }
 
   public static JsonObject searchParams(RetrievalRequest request) {
-    return new JsonObject()
-        .put("top_k", request.topK())
-        .put("score_threshold", request.scoreThreshold())
-        .put("filter", request.filterEcho() == null ? new JsonObject() : request.filterEcho());
+    return new JsonObject(encode(json -> searchParams(json, request)));
+  }
+
+  public static void searchParams(JsonGenerator json, RetrievalRequest request) throws IOException {
+    json.writeStartObject();
+    json.writeNumberField("top_k", request.topK());
+    json.writeNumberField("score_threshold", request.scoreThreshold());
+    json.writeFieldName("filter");
+    JacksonCodec.encodeJson(request.filterEcho() == null ? EMPTY : request.filterEcho(), json);
+    json.writeEndObject();
   }
 
   public static JsonObject context(AssembledContext context) {
-    JsonArray sources = new JsonArray();
-    context.sources().forEach(sources::add);
-    return new JsonObject()
-        .put("query_id", context.queryId())
-        .put("query", context.query())
-        .put("formatted_text", context.formattedText())
-        .put("chunk_count", context.chunkCount())
-        .put("total_chars", context.totalChars())
-        .put("sources", sources)
-        .put("results", chunks(context.results()));
+    return new JsonObject(encode(json -> context(json, context)));
+  }
+
+  public static void context(JsonGenerator json, AssembledContext context) throws IOException {
+    json.writeStartObject();
+    json.writeStringField("query_id", context.queryId());
+    json.writeStringField("query", context.query());
+    json.writeStringField("formatted_text", context.formattedText());
+    json.writeNumberField("chunk_count", context.chunkCount());
+    json.writeNumberField("total_chars", context.totalChars());
+    json.writeArrayFieldStart("sources");
+    for (String source : context.sources()) {
+      json.writeString(source);
+    }
+    json.writeEndArray();
+    json.writeFieldName("results");
+    chunks(json, context.results());
+    json.writeEndObject();
   }
 
   /** The first stream event: what is being searched, before any result exists. */
   public static JsonObject meta(String queryId, RetrievalRequest request) {
-    return new JsonObject()
-        .put("query_id", queryId)
-        .put("query", request.query())
-        .put("collection", request.collection())
-        .put("search_params", searchParams(request));
+    return new JsonObject(encode(json -> meta(json, queryId, request)));
+  }
+
+  public static void meta(JsonGenerator json, String queryId, RetrievalRequest request) throws IOException {
+    json.writeStartObject();
+    json.writeStringField("query_id", queryId);
+    json.writeStringField("query", request.query());
+    json.writeStringField("collection", request.collection());
+    json.writeFieldName("search_params");
+    searchParams(json, request);
+    json.writeEndObject();
   }
 
   /** The last stream event. */
   public static JsonObject done(RetrievalResult result) {
-    return new JsonObject()
-        .put("query_id", result.queryId())
-        .put("count", result.count())
-        .put("status", result.status().wireName())
-        .put("execution_time_ms", ms(result.executionTimeMs()))
-        .put("timings_ms", timings(result));
+    return new JsonObject(encode(json -> done(json, result)));
+  }
+
+  public static void done(JsonGenerator json, RetrievalResult result) throws IOException {
+    json.writeStartObject();
+    json.writeStringField("query_id", result.queryId());
+    json.writeNumberField("count", result.count());
+    json.writeStringField("status", result.status().wireName());
+    json.writeNumberField("execution_time_ms", ms(result.executionTimeMs()));
+    json.writeFieldName("timings_ms");
+    timings(json, result);
+    json.writeEndObject();
   }
 
   /** The error body: {"error": {...}}. */
@@ -133,7 +272,12 @@ public final class ResultJson {
     return Math.round(millis * 10) / 10.0;
   }
 
-  private static JsonObject timings(RetrievalResult result) {
-    return new JsonObject().put("embed", ms(result.embedMs())).put("search", ms(result.searchMs()));
+  private static void timings(JsonGenerator json, RetrievalResult result) throws IOException {
+    json.writeStartObject();
+    json.writeNumberField("embed", ms(result.embedMs()));
+    json.writeNumberField("search", ms(result.searchMs()));
+    json.writeEndObject();
   }
+
+  private static final JsonObject EMPTY = new JsonObject();
 }

@@ -3,6 +3,7 @@ package dev.ragretrieval.search;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.search.embedded.EmbeddedVectorStore;
 import dev.ragretrieval.search.qdrant.QdrantVectorStore;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 
@@ -11,10 +12,10 @@ public final class VectorStores {
 
   private VectorStores() {}
 
-  public static Future<VectorStore> create(Vertx vertx, AppConfig config) {
+  public static Future<VectorStore> create(Vertx vertx, AppConfig config, RagMetrics metrics) {
     if (config.qdrant().host().isPresent()) {
-      return Future.succeededFuture(new QdrantVectorStore(vertx, config.qdrant()));
+      return Future.succeededFuture(new QdrantVectorStore(vertx, config.qdrant(), metrics));
     }
-    return Future.succeededFuture(new EmbeddedVectorStore(vertx, config.store().dataDir()));
+    return Future.succeededFuture(new EmbeddedVectorStore(vertx, config.store().dataDir(), metrics));
   }
 }

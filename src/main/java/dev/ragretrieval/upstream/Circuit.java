@@ -32,11 +32,13 @@ public final class Circuit {
   private final String upstream;
   private final String displayName;
   private final AppConfig.Circuit config;
+  private final RagMetrics metrics;
   private volatile long openedAt;
 
   /** {@code upstream} names the peer in metrics ("qdrant", "cohere"); {@code displayName} in messages. */
-  public Circuit(Vertx vertx, String upstream, String displayName, AppConfig.Circuit config) {
+  public Circuit(Vertx vertx, String upstream, String displayName, AppConfig.Circuit config, RagMetrics metrics) {
     this.upstream = upstream;
+    this.metrics = metrics;
     this.displayName = displayName;
     this.config = config;
     if (!config.enabled()) {
@@ -55,7 +57,7 @@ public final class Circuit {
         .failurePolicy(outcome -> outcome.failed() && countsAgainst(ServiceException.from(outcome.cause())))
         .openHandler(v -> {
           openedAt = System.currentTimeMillis();
-          RagMetrics.get().circuitOpened(upstream);
+          metrics.circuitOpened(upstream);
           // opened by config.failures() failures within the window, or by a failed trial call
           LOG.warn("{} circuit open: it keeps failing; calls fail at once for {} ms, then one tries again",
               displayName, config.open().toMillis());
@@ -63,7 +65,7 @@ public final class Circuit {
         .closeHandler(v -> LOG.info("{} circuit closed: calls reach it again", displayName));
   }
 
-  /** Whether a failure says the upstream itself is down, not that the request was wrong. */
+  /** Whether a failure says the upstream itself is down, not that the request was wrong (nor that we have a bug). */
   static boolean countsAgainst(ServiceException failure) {
     return failure.code() == ErrorCode.CONNECTION_ERROR
         || (failure.code() == ErrorCode.UPSTREAM_ERROR && failure.retryable());
@@ -89,7 +91,7 @@ public final class Circuit {
   }
 
   private ServiceException rejected() {
-    RagMetrics.get().circuitRejected(upstream);
+    metrics.circuitRejected(upstream);
     long left = openedAt + config.open().toMillis() - System.currentTimeMillis();
     int seconds = (int) Math.max(1, (left + 999) / 1000);
     return new ServiceException(ErrorCode.CONNECTION_ERROR,

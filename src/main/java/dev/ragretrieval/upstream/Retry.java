@@ -30,10 +30,12 @@ public final class Retry {
   private final Vertx vertx;
   private final Policy policy;
   private final String upstream;
+  private final RagMetrics metrics;
 
   /** {@code upstream} names the peer in metrics ("cohere", "openai", "qdrant"). */
-  public Retry(Vertx vertx, Policy policy, String upstream) {
+  public Retry(Vertx vertx, Policy policy, String upstream, RagMetrics metrics) {
     this.vertx = vertx;
+    this.metrics = metrics;
     this.policy = policy;
     this.upstream = upstream;
   }
@@ -43,7 +45,7 @@ public final class Retry {
     return call(attempt, deadline, ServiceException::retryable);
   }
 
-  /** Retries the failures {@code retryable} accepts; a TIMEOUT is never retried. */
+  /** Retries the failures {@code retryable} accepts; a TIMEOUT or a bug of ours (INTERNAL) is never retried. */
   public <T> Future<T> call(Supplier<Future<T>> attempt, Deadline deadline, Predicate<ServiceException> retryable) {
     Promise<T> promise = Promise.promise();
     run(attempt, deadline, retryable, 1, promise);
@@ -65,18 +67,22 @@ public final class Retry {
     result.onSuccess(promise::complete).onFailure(failure -> {
       ServiceException error = ServiceException.from(failure);
       long now = System.currentTimeMillis();
-      if (error.code() != ErrorCode.TIMEOUT && now >= deadline.epochMillis()) {
+      if (error.code() != ErrorCode.TIMEOUT && error.code() != ErrorCode.INTERNAL && now >= deadline.epochMillis()) {
         error = deadline.timeout(upstream);
       }
-      boolean last = number >= policy.maxAttempts() || !retryable.test(error) || error.code() == ErrorCode.TIMEOUT;
-      long wait = last ? 0 : backoffMillis(number, error.retryAfterSeconds());
+      boolean last = number >= policy.maxAttempts() || !retryable.test(error) || error.code() == ErrorCode.TIMEOUT
+          || error.code() == ErrorCode.INTERNAL;
+      // a rate limit's Retry-After is the server's own wish; a 503's is advice for clients (a call
+      // Qdrant closed mid-way goes out again at once, on a fresh connection)
+      long wait = last ? 0 : backoffMillis(number,
+          error.code() == ErrorCode.RATE_LIMIT ? error.retryAfterSeconds() : null);
       // a wait that would outlive the request ends it with what the upstream said
       if (last || now + wait >= deadline.epochMillis()) {
-        RagMetrics.get().upstreamFailure(upstream, error.code());
+        metrics.upstreamFailure(upstream, error.code());
         promise.fail(error);
         return;
       }
-      RagMetrics.get().upstreamRetry(upstream, error.code());
+      metrics.upstreamRetry(upstream, error.code());
       vertx.setTimer(Math.max(1, wait), id -> run(attempt, deadline, retryable, number + 1, promise));
     });
   }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ragretrieval.app.RawHttp.Response;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.testing.TestStack;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.junit5.VertxExtension;
@@ -20,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -32,14 +30,7 @@ class ConnectionLimitsTest {
   private static final byte[] LIVE = RawHttp.get("/health/live");
 
   private TestStack stack;
-  private RagMetrics previousMetrics;
   private final List<Socket> sockets = new ArrayList<>();
-
-  @BeforeEach
-  void freshMetrics() {
-    previousMetrics = RagMetrics.get();
-    RagMetrics.install(new RagMetrics(new SimpleMeterRegistry()));
-  }
 
   @AfterEach
   void stop() {
@@ -53,7 +44,6 @@ class ConnectionLimitsTest {
     if (stack != null) {
       await(stack.close());
     }
-    RagMetrics.install(previousMetrics);
   }
 
   private int start(Vertx vertx, Map<String, String> settings, JsonObject http) {
@@ -76,8 +66,8 @@ class ConnectionLimitsTest {
     return socket;
   }
 
-  private static double openConnections() {
-    return RagMetrics.get().registry().get("rag_http_connections_open").gauge().value();
+  private double openConnections() {
+    return stack.app.metrics().registry().get("rag_http_connections_open").gauge().value();
   }
 
   private static byte[] retrieve(String query, String... headers) {
@@ -122,7 +112,7 @@ class ConnectionLimitsTest {
       closed = RawHttp.closedWithin(socket, 100);
     }
     assertThat(closed).as("closed before the head was complete").isTrue();
-    assertThat(RagMetrics.get().registry().get("rag_http_connections_closed_total").tag("reason", "header_timeout")
+    assertThat(stack.app.metrics().registry().get("rag_http_connections_closed_total").tag("reason", "header_timeout")
         .counter().count()).isEqualTo(1);
   }
 
@@ -150,7 +140,7 @@ class ConnectionLimitsTest {
       Socket busy = open(port);
       busy.getOutputStream().write(retrieve("nodes " + i, "Accept: text/event-stream"));
     }
-    eventually(() -> RagMetrics.get().inFlight().get() == 2);
+    eventually(() -> stack.app.metrics().inFlight().get() == 2);
 
     Socket probe = open(port);
     Response live = RawHttp.send(probe, LIVE);
@@ -166,7 +156,7 @@ class ConnectionLimitsTest {
     assertThat(overloaded.error().getString("code")).isEqualTo("OVERLOADED");
     assertThat(overloaded.error().fieldNames()).containsExactlyInAnyOrder("code", "message", "details", "query_id");
     assertThat(RawHttp.closedByServer(refused)).isTrue();
-    assertThat(RagMetrics.get().inFlight().get()).as("the refused request did no work").isEqualTo(2);
+    assertThat(stack.app.metrics().inFlight().get()).as("the refused request did no work").isEqualTo(2);
   }
 
   @Test
@@ -175,11 +165,11 @@ class ConnectionLimitsTest {
     int port = start(vertx, Map.of("RAG_MAX_CONNECTIONS", "1"), new JsonObject().put("connection_reserve", 0));
     stack.cohere.delay(Duration.ofMillis(4000));
     open(port).getOutputStream().write(retrieve("nodes", "Accept: text/event-stream"));
-    eventually(() -> RagMetrics.get().inFlight().get() == 1);
+    eventually(() -> stack.app.metrics().inFlight().get() == 1);
 
     Socket beyond = open(port);
     assertThat(RawHttp.closedByServer(beyond)).isTrue();
-    assertThat(RagMetrics.get().registry().get("rag_http_connections_closed_total").tag("reason", "refused")
+    assertThat(stack.app.metrics().registry().get("rag_http_connections_closed_total").tag("reason", "refused")
         .counter().count()).isEqualTo(1);
   }
 

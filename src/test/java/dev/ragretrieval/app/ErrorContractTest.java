@@ -269,7 +269,7 @@ class ErrorContractTest {
 
   private void awaitInFlight(int expected) {
     long giveUp = System.currentTimeMillis() + 5000;
-    while (dev.ragretrieval.observability.RagMetrics.get().inFlight().get() < expected && System.currentTimeMillis() < giveUp) {
+    while (stack.app.metrics().inFlight().get() < expected && System.currentTimeMillis() < giveUp) {
       try {
         Thread.sleep(10);
       } catch (InterruptedException e) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.testing.TestStack;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -18,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -28,20 +26,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class GraceExpiryTest {
 
   private TestStack stack;
-  private RagMetrics previousMetrics;
-
-  @BeforeEach
-  void freshMetrics() {
-    previousMetrics = RagMetrics.get();
-    RagMetrics.install(new RagMetrics(new SimpleMeterRegistry()));
-  }
 
   @AfterEach
   void stop() {
     if (stack != null) {
       await(stack.close());
     }
-    RagMetrics.install(previousMetrics);
   }
 
   private Future<HttpResponse<Buffer>> post(String path, String accept, JsonObject body) {
@@ -60,7 +50,7 @@ class GraceExpiryTest {
     Future<HttpResponse<Buffer>> context = post("/v1/context", "application/json", query);
     Future<HttpResponse<Buffer>> batch = post("/v1/retrieve/batch", "application/json",
         new JsonObject().put("queries", new JsonArray().add(query)));
-    eventually(() -> RagMetrics.get().inFlight().get() == 5);
+    eventually(() -> stack.app.metrics().inFlight().get() == 5);
 
     await(stack.app.shutdown());
 
@@ -80,7 +70,7 @@ class GraceExpiryTest {
       assertThat(Http.error(response).getString("code")).isEqualTo("OVERLOADED");
       assertThat(Http.error(response).getString("message")).contains("shutting down");
     }
-    assertThat(RagMetrics.get().inFlight().get()).isZero();
+    assertThat(stack.app.metrics().inFlight().get()).isZero();
   }
 
   @Test
@@ -89,7 +79,7 @@ class GraceExpiryTest {
     stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "5000")));
     stack.cohere.delay(Duration.ofMillis(500));
     Future<HttpResponse<Buffer>> sse = post("/v1/retrieve", "text/event-stream", new JsonObject().put("query", "nodes"));
-    eventually(() -> RagMetrics.get().inFlight().get() == 1);
+    eventually(() -> stack.app.metrics().inFlight().get() == 1);
 
     await(stack.app.shutdown());
 

@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -32,21 +31,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ResilienceTest {
 
   private TestStack stack;
-  private RagMetrics previousMetrics;
-
-  // fresh gauges per test: other test classes' apps share the JVM-wide instance
-  @BeforeEach
-  void freshMetrics() {
-    previousMetrics = RagMetrics.get();
-    RagMetrics.install(new RagMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
-  }
 
   @AfterEach
   void stop() {
     if (stack != null) {
       await(stack.close());
     }
-    RagMetrics.install(previousMetrics);
   }
 
   private HttpResponse<Buffer> retrieve(String query) {
@@ -109,6 +99,28 @@ class ResilienceTest {
   }
 
   @Test
+  @DisplayName("the embedding provider's circuit open: readiness is DOWN naming the embedder, and UP again once it closes")
+  void embedderCircuitInReadiness(Vertx vertx) {
+    stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "2000"), new JsonObject().put("embedding",
+        new JsonObject().put("circuit_breaker", new JsonObject().put("failures", 3).put("open_ms", 3000))), null));
+    assertThat(ready().statusCode()).isEqualTo(200);
+    stack.cohere.failNext(6, 500, null);
+    for (int i = 0; i < 3; i++) {
+      assertThat(retrieve("new question " + i).statusCode()).isEqualTo(502);
+    }
+
+    HttpResponse<Buffer> down = ready();
+    assertThat(down.statusCode()).isEqualTo(503);
+    assertThat(down.bodyAsJsonObject().getString("reason")).contains("embedding provider").contains("circuit open");
+    assertThat(down.bodyAsJsonObject().getJsonArray("checks").stream().map(JsonObject.class::cast)
+        .filter(check -> check.getString("name").equals("embedder")).findFirst().orElseThrow().getString("status"))
+        .isEqualTo("DOWN");
+
+    eventually(() -> retrieve("ROS 2 nodes").statusCode() == 200);
+    assertThat(ready().statusCode()).isEqualTo(200);
+  }
+
+  @Test
   @DisplayName("readiness is DOWN with the reason when the collection is missing or its vector size differs")
   void readinessReasons(Vertx vertx) {
     stack = await(TestStack.start(vertx, Map.of("QDRANT_COLLECTION", "missing_collection", "RAG_SHUTDOWN_GRACE_MS", "2000")));
@@ -130,7 +142,7 @@ class ResilienceTest {
     stack.cohere.delay(Duration.ofMillis(3000));
     Future<HttpResponse<Buffer>> slow = stack.client.post("/v1/retrieve")
         .sendJsonObject(new JsonObject().put("query", "ROS 2 node"));
-    eventually(() -> RagMetrics.get().inFlight().get() >= 1);
+    eventually(() -> stack.app.metrics().inFlight().get() >= 1);
 
     Future<Void> shutdown = stack.app.shutdown();
     HttpResponse<Buffer> readiness = ready();
@@ -152,7 +164,7 @@ class ResilienceTest {
   @DisplayName("a client that leaves mid-stream frees its slot and its open-stream count exactly once")
   void clientDisconnect(Vertx vertx) {
     stack = await(TestStack.start(vertx, Map.of("RAG_MAX_IN_FLIGHT", "1", "RAG_SHUTDOWN_GRACE_MS", "2000")));
-    int streamsBefore = RagMetrics.get().openStreams().get();
+    int streamsBefore = stack.app.metrics().openStreams().get();
     stack.cohere.delay(Duration.ofMillis(1000));
     HttpClient http = vertx.createHttpClient();
     AtomicReference<HttpConnection> connection = new AtomicReference<>();
@@ -165,17 +177,17 @@ class ResilienceTest {
             return request.send(new JsonObject().put("query", "nodes").encode()).onSuccess(r -> r.pause());
           }));
       assertThat(response.statusCode()).isEqualTo(200);
-      eventually(() -> RagMetrics.get().openStreams().get() == streamsBefore + 1);
+      eventually(() -> stack.app.metrics().openStreams().get() == streamsBefore + 1);
       await(connection.get().close());
     } finally {
       http.close();
     }
-    eventually(() -> RagMetrics.get().openStreams().get() == streamsBefore && RagMetrics.get().inFlight().get() == 0);
+    eventually(() -> stack.app.metrics().openStreams().get() == streamsBefore && stack.app.metrics().inFlight().get() == 0);
     stack.cohere.delay(Duration.ZERO);
     // the only slot is free again, and the late upstream answer wrote nothing anywhere
     assertThat(retrieve("ROS 2 nodes").statusCode()).isEqualTo(200);
-    assertThat(RagMetrics.get().openStreams().get()).isEqualTo(streamsBefore);
-    assertThat(RagMetrics.get().inFlight().get()).isZero();
+    assertThat(stack.app.metrics().openStreams().get()).isEqualTo(streamsBefore);
+    assertThat(stack.app.metrics().inFlight().get()).isZero();
   }
 
   @Test
@@ -183,21 +195,15 @@ class ResilienceTest {
   void metrics(Vertx vertx) {
     io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry =
         new io.micrometer.prometheusmetrics.PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
-    RagMetrics previous = RagMetrics.get();
-    RagMetrics.install(new RagMetrics(registry));
-    try {
-      stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "2000"), new JsonObject(),
-          io.vertx.micrometer.PrometheusScrapingHandler.create(registry)));
-      assertThat(await(stack.client.post("/v1/retrieve").sendJsonObject(new JsonObject().put("query", " "))).statusCode())
-          .isEqualTo(400);
-      HttpResponse<Buffer> metrics = await(stack.client.get("/metrics").send());
-      assertThat(metrics.statusCode()).isEqualTo(200);
-      assertThat(metrics.bodyAsString())
-          .contains("rag_requests_in_flight 0.0")
-          .contains("rag_errors_total{code=\"EMPTY_QUERY\",route=\"/v1/retrieve\"} 1.0");
-    } finally {
-      RagMetrics.install(previous);
-    }
+    stack = await(TestStack.start(vertx, Map.of("RAG_SHUTDOWN_GRACE_MS", "2000"), new JsonObject(),
+        new RagMetrics(registry), io.vertx.micrometer.PrometheusScrapingHandler.create(registry)));
+    assertThat(await(stack.client.post("/v1/retrieve").sendJsonObject(new JsonObject().put("query", " "))).statusCode())
+        .isEqualTo(400);
+    HttpResponse<Buffer> metrics = await(stack.client.get("/metrics").send());
+    assertThat(metrics.statusCode()).isEqualTo(200);
+    assertThat(metrics.bodyAsString())
+        .contains("rag_requests_in_flight 0.0")
+        .contains("rag_errors_total{code=\"EMPTY_QUERY\",route=\"/v1/retrieve\"} 1.0");
   }
 
   private static void eventually(BooleanSupplier condition) {

@@ -1,23 +1,26 @@
 package dev.ragretrieval.bench;
 
-import dev.ragretrieval.config.AppConfig;
-import dev.ragretrieval.observability.Logging;
 import dev.ragretrieval.testing.TestStack;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,130 +29,240 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 
 /**
- * The service's speed claims as ratios measured in one run, on this machine, against the
- * in-process Qdrant and Cohere servers of the tests (Cohere answering after a fixed delay, as the
- * real one does over the network). Ratios, not absolute numbers: they hold from machine to machine
- * where requests per second do not. Run with {@code bench/run}; see {@code bench/README.md}.
+ * The load generator and conductor of {@code bench/run}: starts the stand-ins ({@link StandIns})
+ * and the packaged jar as processes of their own, drives the service over HTTP from this process
+ * (127.0.0.1 only, bounded durations and request counts), and measures each phase from outside:
+ * req/s, p50/p99, the service process's CPU per request (utime + stime from /proc), its RSS, and
+ * the embedding calls and inputs per request that reached the Cohere stand-in.
+ *
+ * <p>System properties: bench.jar, bench.cohereMs, bench.qdrantMs, bench.seconds, bench.dim,
+ * bench.profile (a directory: a JFR recording of the service over the uncached 64 phase),
+ * bench.phases (comma list of phase groups to run: upstream, stream, batch, embedded).
  */
 public final class Bench {
+
+  /** The bench's own ports (18140-18159). */
+  private static final int QDRANT_PORT = 18141;
+  private static final int COHERE_PORT = 18142;
+  private static final int CONTROL_PORT = 18143;
+  private static final int SERVICE_PORT = 18144;
+  private static final int EMBEDDED_PORT = 18145;
+  private static final long MAX_REQUESTS_PER_PHASE = 2_000_000;
 
   private static final String[] TOPICS = {"ROS 2 nodes", "topics and publishers", "QoS profiles", "SLAM maps",
       "Nav2 planning", "zero moment point", "URDF joints", "Isaac Sim scenes", "VLA models", "TF2 frames"};
 
-  private final Vertx vertx;
-  private final TestStack stack;
-  private final WebClient client;
+  private final Vertx vertx = Vertx.vertx();
+  private final HttpClient http;
   private final Duration phase;
-  private final AtomicLong unique = new AtomicLong();
+  private final long ticksPerSecond;
+  private final AtomicLong unique = new AtomicLong(System.currentTimeMillis() % 1_000_000 * 1_000);
+  private final List<String> rows = new ArrayList<>();
+  private Process service;
+  private int port;
+  private boolean standInsRunning;
+  private int warmUpRounds;
 
-  private Bench(Vertx vertx, TestStack stack, Duration phase) {
-    this.vertx = vertx;
-    this.stack = stack;
+  private Bench(Duration phase) throws Exception {
     this.phase = phase;
-    this.client = WebClient.create(vertx, new WebClientOptions()
-            .setDefaultHost("127.0.0.1").setDefaultPort(stack.app.httpPort()).setKeepAlive(true),
-        new PoolOptions().setHttp1MaxSize(512));
+    this.http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5000),
+        new PoolOptions().setHttp1MaxSize(600));
+    this.ticksPerSecond = Long.parseLong(run("getconf", "CLK_TCK").trim());
   }
 
   public static void main(String[] args) throws Exception {
-    long upstreamMs = args.length > 0 ? Long.parseLong(args[0]) : 50;
-    Duration phase = Duration.ofSeconds(args.length > 1 ? Long.parseLong(args[1]) : 5);
-    // one request log line per request would measure the terminal, not the service
-    Logging.configure(new AppConfig.Logging("WARN", AppConfig.LogFormat.PLAIN, false));
-    Vertx vertx = Vertx.vertx();
-    TestStack stack = TestStack.start(vertx, Map.of("RAG_MAX_IN_FLIGHT", "10000"))
-        .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-    stack.cohere.delay(Duration.ofMillis(upstreamMs));
-    List<String> rows = new ArrayList<>();
+    String jar = System.getProperty("bench.jar", "target/rag-retrieval.jar");
+    long cohereMs = Long.getLong("bench.cohereMs", 20);
+    long qdrantMs = Long.getLong("bench.qdrantMs", 2);
+    int dim = Integer.getInteger("bench.dim", 1024);
+    Duration phase = Duration.ofSeconds(Long.getLong("bench.seconds", 10));
+    String profile = System.getProperty("bench.profile");
+    List<String> groups = List.of(System.getProperty("bench.phases", "upstream,stream,batch,embedded").split(","));
+    Path out = Path.of("target", "bench");
+    Files.createDirectories(out);
+
+    Bench bench = new Bench(phase);
+    Process standIns = null;
+    // an interrupted bench leaves no service or stand-ins behind
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> ProcessHandle.current().children().forEach(ProcessHandle::destroy)));
     try {
-      new Bench(vertx, stack, phase).run(upstreamMs, rows);
+      bench.header(cohereMs, qdrantMs, dim);
+      if (groups.contains("upstream") || groups.contains("stream") || groups.contains("batch")) {
+        standIns = startStandIns(dim, cohereMs, qdrantMs, out);
+        bench.standInsRunning = true;
+        bench.startService(jar, out.resolve("service.log"), SERVICE_PORT, Map.of(
+            "QDRANT_HOST", "127.0.0.1",
+            "QDRANT_GRPC_PORT", String.valueOf(QDRANT_PORT),
+            "COHERE_API_KEY", TestStack.COHERE_KEY,
+            "COHERE_BASE_URL", "http://127.0.0.1:" + COHERE_PORT,
+            "COHERE_EMBED_DIMENSION", String.valueOf(dim),
+            "EMBEDDING_PROVIDER", "cohere"));
+        bench.warmUp();
+        bench.rows.set(2, bench.rows.get(2) + String.format(Locale.ROOT,
+            " Warm-up: %d rounds of every kind of request, until the JIT compiler used under 5%% of the service's CPU.", bench.warmUpRounds));
+        if (groups.contains("upstream")) {
+          bench.upstreamPhases(profile);
+        }
+        if (groups.contains("stream")) {
+          bench.streamPhases();
+        }
+        if (groups.contains("batch")) {
+          bench.batchPhases();
+        }
+        bench.stopService();
+        standIns.getOutputStream().close();
+        standIns.waitFor(20, TimeUnit.SECONDS);
+        bench.standInsRunning = false;
+      }
+      if (groups.contains("embedded")) {
+        Path data = Files.createTempDirectory("rag-bench-data");
+        bench.startService(jar, out.resolve("service-embedded.log"), EMBEDDED_PORT,
+            Map.of("RAG_DATA_DIR", data.toString()));
+        bench.embeddedPhases();
+        bench.stopService();
+      }
     } finally {
-      stack.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      bench.stopService();
+      if (standIns != null && standIns.isAlive()) {
+        standIns.destroy();
+      }
+      bench.vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
-    String report = String.join("\n", rows) + "\n";
+    String report = String.join("\n", bench.rows) + "\n";
     System.out.print(report);
-    Path out = Path.of("target", "bench", "results.md");
-    Files.createDirectories(out.getParent());
-    Files.writeString(out, report);
-    System.out.println("written to " + out);
+    Files.writeString(out.resolve("results.md"), report);
+    System.out.println("written to " + out.resolve("results.md"));
   }
 
-  private void run(long upstreamMs, List<String> rows) throws Exception {
-    rows.add("# rag-retrieval bench: ratios measured in one run");
+  private void header(long cohereMs, long qdrantMs, int dim) throws Exception {
+    rows.add("# rag-retrieval bench");
     rows.add("");
-    rows.add(String.format(Locale.ROOT, "Cohere stand-in answers after %d ms; each phase runs %d s; %d cores.",
-        upstreamMs, phase.toSeconds(), Runtime.getRuntime().availableProcessors()));
+    rows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; Cohere stand-in %d ms, "
+            + "Qdrant stand-in %d ms, %d-dimension vectors, 5 chunks per answer; %d s per phase after warm-up.",
+        Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
+        Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).substring(0, 14).trim(),
+        cohereMs, qdrantMs, dim, phase.toSeconds()));
     rows.add("");
-    rows.add("| claim | measured | baseline | ratio |");
-    rows.add("|---|---|---|---|");
+    rows.add("| phase | clients | req/s | p50 ms | p99 ms | failed | service CPU ms/req | of which Vert.x threads | RSS MB | embed calls/req | embed inputs/req |");
+    rows.add("|---|---|---|---|---|---|---|---|---|---|---|");
+  }
 
-    // warm the JIT and the connections; not reported
-    load(16, n -> retrieve(uniqueQuestion()), Duration.ofSeconds(2));
+  // --- phases ---
 
-    // 1. a slow upstream does not hold an event loop: 64 waiting requests cost what 1 does
+  /**
+   * Rounds of every kind of request until the JIT compiler has settled: its threads used under 5%
+   * of the service's CPU over the last round (at most 12 rounds). Until then the compiler's CPU
+   * would be counted against the requests of whichever phase came first.
+   */
+  private void warmUp() throws Exception {
+    Duration slice = Duration.ofSeconds(4);
+    for (int round = 1; round <= 12; round++) {
+      long[] before = cpuTicks();
+      load(64, n -> retrieve(uniqueQuestion()), slice);
+      load(256, n -> retrieve(cachedQuestion(n)), slice);
+      load(64, n -> stream(cachedQuestion(n)), slice);
+      load(4, n -> batch(32), slice.dividedBy(2));
+      long[] after = cpuTicks();
+      double compilerShare = (after[2] - before[2]) / (double) Math.max(1, after[0] - before[0]);
+      System.out.printf(Locale.ROOT, "warm-up round %d: JIT compiler %.0f%% of the service's CPU%n", round,
+          100 * compilerShare);
+      warmUpRounds = round;
+      if (compilerShare < 0.05) {
+        return;
+      }
+    }
+  }
+
+  private void upstreamPhases(String profile) throws Exception {
+    if (profile != null) {
+      // an extra uncached 64 phase, recorded and not reported: the recording costs CPU of its own
+      Files.createDirectories(Path.of(profile));
+      run("jcmd", String.valueOf(service.pid()), "JFR.start", "name=bench", "settings=profile",
+          "filename=" + Path.of(profile, "uncached-64.jfr").toAbsolutePath());
+      load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2));
+      run("jcmd", String.valueOf(service.pid()), "JFR.stop", "name=bench");
+    }
+    report("uncached (new questions)", load(64, n -> retrieve(uniqueQuestion()), phase));
+    report("uncached (new questions)", load(256, n -> retrieve(uniqueQuestion()), phase));
+    report("cached (10 repeated questions)", load(64, n -> retrieve(cachedQuestion(n)), phase));
+    report("cached (10 repeated questions)", load(256, n -> retrieve(cachedQuestion(n)), phase));
+  }
+
+  private void streamPhases() throws Exception {
+    Result json = load(64, n -> retrieve(cachedQuestion(n)), phase);
+    Result sse = load(64, n -> stream(cachedQuestion(n)), phase);
+    report("JSON answer, 5 chunks, cached", json);
+    report("SSE stream, 5 chunks, cached", sse);
+    rows.add(String.format(Locale.ROOT, "| SSE / JSON CPU per request | | | | | | %.2fx | %.2fx | | | |",
+        sse.cpuMsPerRequest() / json.cpuMsPerRequest(), sse.loopMsPerRequest() / json.loopMsPerRequest()));
+  }
+
+  private void batchPhases() throws Exception {
+    report("batch of 32 new questions (per question)", load(4, n -> batch(32), phase).times(32));
+    report("single new questions", load(128, n -> retrieve(uniqueQuestion()), phase));
+  }
+
+  private void embeddedPhases() throws Exception {
+    load(8, n -> retrieve(uniqueQuestion()), Duration.ofSeconds(Math.max(5, phase.toSeconds())));
     Result one = load(1, n -> retrieve(uniqueQuestion()), phase);
     Result many = load(64, n -> retrieve(uniqueQuestion()), phase);
-    rows.add(row("64 concurrent requests, each waiting on the upstream, vs 1 (throughput)", many, one,
+    report("embedded default, new questions", one);
+    report("embedded default, new questions", many);
+    rows.add(String.format(Locale.ROOT, "| embedded 64 / 1 client throughput | | %.2fx | | | | | | | | |",
         many.perSecond() / one.perSecond()));
-
-    // 2. the query cache: a repeated question skips the upstream call
-    Result repeated = load(16, n -> retrieve(TOPICS[(int) (n % TOPICS.length)]), phase);
-    Result fresh = load(16, n -> retrieve(uniqueQuestion()), phase);
-    rows.add(row("repeated questions vs new ones, 16 concurrent (throughput)", repeated, fresh,
-        repeated.perSecond() / fresh.perSecond()));
-
-    // 3. the batch endpoint embeds 32 questions in one upstream call and searches them in one round trip
-    Result batched = load(1, n -> batch(32), phase);
-    Result singles = load(1, n -> sequential(32), phase);
-    rows.add(row("32 questions in one /v1/retrieve/batch vs 32 requests one after another (questions/s)",
-        batched.times(32), singles.times(32), batched.perSecond() / singles.perSecond()));
-
-    // 4. streaming costs about what JSON does
-    Result sse = load(16, n -> stream(TOPICS[(int) (n % TOPICS.length)]), phase);
-    Result json = load(16, n -> retrieve(TOPICS[(int) (n % TOPICS.length)]), phase);
-    rows.add(row("SSE stream vs JSON answer, cached questions, 16 concurrent (throughput)", sse, json,
-        sse.perSecond() / json.perSecond()));
   }
+
+  // --- requests ---
 
   private String uniqueQuestion() {
     long n = unique.incrementAndGet();
     return TOPICS[(int) (n % TOPICS.length)] + " question " + n;
   }
 
+  private static String cachedQuestion(long n) {
+    return TOPICS[(int) (n % TOPICS.length)];
+  }
+
+  private static JsonObject body(String question) {
+    // threshold 0: every answer carries top_k = 5 chunks, whatever the question
+    return new JsonObject().put("query", question).put("top_k", 5).put("score_threshold", 0.0);
+  }
+
   private Future<Integer> retrieve(String question) {
-    return client.post("/v1/retrieve").sendJsonObject(new JsonObject().put("query", question).put("top_k", 5))
-        .map(HttpResponse::statusCode);
+    return post("/v1/retrieve", "application/json", body(question).toBuffer(), null);
   }
 
   private Future<Integer> stream(String question) {
-    return client.post("/v1/retrieve").putHeader("Accept", "text/event-stream")
-        .sendJsonObject(new JsonObject().put("query", question).put("top_k", 5))
-        .map(response -> response.bodyAsString().contains("event: done") ? response.statusCode() : 500);
+    return post("/v1/retrieve", "text/event-stream", body(question).toBuffer(), "event: done");
   }
 
   private Future<Integer> batch(int questions) {
     JsonArray queries = new JsonArray();
     for (int i = 0; i < questions; i++) {
-      queries.add(new JsonObject().put("query", uniqueQuestion()));
+      queries.add(body(uniqueQuestion()));
     }
-    return client.post("/v1/retrieve/batch").sendJsonObject(new JsonObject().put("queries", queries))
-        .map(HttpResponse::statusCode);
+    return post("/v1/retrieve/batch", "application/json", new JsonObject().put("queries", queries).toBuffer(), null);
   }
 
-  private Future<Integer> sequential(int questions) {
-    Future<Integer> chain = Future.succeededFuture(200);
-    for (int i = 0; i < questions; i++) {
-      chain = chain.compose(status -> status == 200 ? retrieve(uniqueQuestion()) : Future.succeededFuture(status));
-    }
-    return chain;
+  private Future<Integer> post(String uri, String accept, Buffer body, String mustContain) {
+    return http.request(HttpMethod.POST, port, "127.0.0.1", uri)
+        .compose(request -> request
+            .putHeader("Content-Type", "application/json")
+            .putHeader("Accept", accept)
+            .send(body))
+        .compose(response -> response.body().map(answer -> mustContain == null
+            || answer.toString(StandardCharsets.UTF_8).contains(mustContain) ? response.statusCode() : 599));
   }
+
+  // --- measurement ---
 
   /** {@code concurrency} loops, each sending its next request when the last one is answered, for {@code length}. */
   private Result load(int concurrency, LongFunction<Future<Integer>> request, Duration length) throws Exception {
+    long[] cpuBefore = cpuTicks();
+    JsonObject countsBefore = counts();
     long end = System.nanoTime() + length.toNanos();
     AtomicLong sent = new AtomicLong();
-    List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
+    Latencies latencies = new Latencies();
     AtomicLong failures = new AtomicLong();
     List<Future<Void>> loops = new ArrayList<>();
     long started = System.nanoTime();
@@ -160,15 +273,20 @@ public final class Bench {
     }
     Future.all(loops).toCompletionStage().toCompletableFuture().get(length.toSeconds() + 120, TimeUnit.SECONDS);
     double seconds = (System.nanoTime() - started) / 1e9;
-    if (failures.get() > 0) {
-      throw new IllegalStateException(failures.get() + " requests failed during the bench");
-    }
-    return new Result(latencies.size(), seconds, percentile(latencies, 0.5), percentile(latencies, 0.99));
+    long[] cpuAfter = cpuTicks();
+    JsonObject countsAfter = counts();
+    long completed = latencies.size();
+    double cpuMs = (cpuAfter[0] - cpuBefore[0]) * 1000.0 / ticksPerSecond;
+    double loopMs = (cpuAfter[1] - cpuBefore[1]) * 1000.0 / ticksPerSecond;
+    long calls = countsAfter.getLong("calls", 0L) - countsBefore.getLong("calls", 0L);
+    long inputs = countsAfter.getLong("inputs", 0L) - countsBefore.getLong("inputs", 0L);
+    return new Result(concurrency, completed, failures.get(), seconds, latencies.percentile(0.5),
+        latencies.percentile(0.99), cpuMs, loopMs, rssMb(), calls, inputs);
   }
 
-  private void next(LongFunction<Future<Integer>> request, long end, AtomicLong sent, List<Long> latencies,
+  private void next(LongFunction<Future<Integer>> request, long end, AtomicLong sent, Latencies latencies,
       AtomicLong failures, Promise<Void> done) {
-    if (System.nanoTime() >= end) {
+    if (System.nanoTime() >= end || sent.get() >= MAX_REQUESTS_PER_PHASE) {
       done.complete();
       return;
     }
@@ -183,33 +301,201 @@ public final class Bench {
     });
   }
 
-  private static double percentile(List<Long> nanos, double p) {
-    if (nanos.isEmpty()) {
-      return 0;
+  /**
+   * utime + stime in clock ticks (fields 14 and 15 of /proc/PID/stat): [0] the whole service
+   * process, [1] its Vert.x event-loop and worker threads only, where requests are served (the
+   * rest is GC, the JIT compiler and timers), [2] the JIT compiler threads.
+   */
+  private long[] cpuTicks() throws IOException {
+    long requestThreads = 0;
+    long compiler = 0;
+    try (var tasks = Files.list(Path.of("/proc", String.valueOf(service.pid()), "task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          String name = Files.readString(task.resolve("comm")).trim();
+          if (name.startsWith("vert.x-eventloo") || name.startsWith("vert.x-worker")) {
+            requestThreads += ticks(Files.readString(task.resolve("stat")));
+          } else if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+            compiler += ticks(Files.readString(task.resolve("stat")));
+          }
+        } catch (IOException threadEnded) {
+          // a thread may end between the listing and the read
+        }
+      }
     }
-    List<Long> sorted = new ArrayList<>(nanos);
-    Collections.sort(sorted);
-    return sorted.get((int) Math.min(sorted.size() - 1, Math.floor(p * sorted.size()))) / 1e6;
+    return new long[] {ticks(Files.readString(Path.of("/proc", String.valueOf(service.pid()), "stat"))), requestThreads,
+        compiler};
   }
 
-  private static String row(String claim, Result measured, Result baseline, double ratio) {
-    return String.format(Locale.ROOT, "| %s | %s | %s | %.1fx |", claim, measured, baseline, ratio);
+  private static long ticks(String stat) {
+    // the command name (field 2) may hold spaces; fields after it start past the last ')'
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+    return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
   }
 
-  /** Completed requests over a phase, with median and 99th-percentile latency in ms. */
-  private record Result(long completed, double seconds, double p50, double p99) {
+  private double rssMb() throws IOException {
+    for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(service.pid()), "status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+      }
+    }
+    return 0;
+  }
+
+  /** Calls and inputs the Cohere stand-in has received (zeros when it is not running). */
+  private JsonObject counts() {
+    if (!standInsRunning) {
+      return new JsonObject();
+    }
+    Exception last = null;
+    for (int attempt = 0; attempt < 3; attempt++) {
+      try {
+        return http.request(HttpMethod.GET, CONTROL_PORT, "127.0.0.1", "/counts")
+            .compose(request -> request.send())
+            .compose(response -> response.body())
+            .map(Buffer::toJsonObject)
+            .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        last = e; // a busy machine can starve the stand-ins' event loop for seconds
+      }
+    }
+    throw new IllegalStateException("the stand-ins do not answer /counts", last);
+  }
+
+  private void report(String name, Result result) {
+    rows.add(String.format(Locale.ROOT, "| %s | %d | %.0f | %.1f | %.1f | %d | %.3f | %.3f | %.0f | %.2f | %.2f |",
+        name, result.clients(), result.perSecond(), result.p50(), result.p99(), result.failed(),
+        result.cpuMsPerRequest(), result.loopMsPerRequest(), result.rssMb(), result.perRequest(result.embedCalls()),
+        result.perRequest(result.embedInputs())));
+    System.out.println(rows.get(rows.size() - 1));
+  }
+
+  // --- processes ---
+
+  private static Process startStandIns(int dim, long cohereMs, long qdrantMs, Path out) throws Exception {
+    Process process = new ProcessBuilder(javaBin(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+        StandIns.class.getName(), String.valueOf(QDRANT_PORT), String.valueOf(COHERE_PORT),
+        String.valueOf(CONTROL_PORT), String.valueOf(dim), String.valueOf(cohereMs), String.valueOf(qdrantMs))
+        .redirectErrorStream(true)
+        .start();
+    BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    String line;
+    while ((line = lines.readLine()) != null && !line.equals("ready")) {
+      // startup logging
+    }
+    if (line == null) {
+      throw new IllegalStateException("the stand-ins did not start");
+    }
+    return process;
+  }
+
+  private void startService(String jar, Path log, int servicePort, Map<String, String> settings) throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(javaBin(), "-jar", jar, "serve")
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    Map<String, String> env = builder.environment();
+    // the service must see only the bench's settings, not a developer's shell
+    env.keySet().removeIf(key -> key.startsWith("RAG_") || key.startsWith("QDRANT_") || key.startsWith("COHERE_")
+        || key.startsWith("OPENAI_") || key.startsWith("EMBEDDING_"));
+    env.put("RAG_HTTP_PORT", String.valueOf(servicePort));
+    env.put("RAG_MAX_IN_FLIGHT", "10000");
+    env.put("RAG_LOG_LEVEL", "WARN");
+    env.putAll(new HashMap<>(settings));
+    service = builder.start();
+    port = servicePort;
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+    while (System.nanoTime() < deadline) {
+      if (!service.isAlive()) {
+        throw new IllegalStateException("the service exited; see " + log);
+      }
+      try {
+        int status = http.request(HttpMethod.GET, port, "127.0.0.1", "/health/ready")
+            .compose(request -> request.send()).map(response -> response.statusCode())
+            .toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        if (status == 200) {
+          return;
+        }
+      } catch (Exception notYet) {
+        // not listening yet
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException("the service was not ready within 5 minutes; see " + log);
+  }
+
+  private void stopService() throws InterruptedException {
+    if (service != null && service.isAlive()) {
+      service.destroy();
+      if (!service.waitFor(30, TimeUnit.SECONDS)) {
+        service.destroyForcibly();
+      }
+    }
+    service = null;
+  }
+
+  private static String javaBin() {
+    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+  }
+
+  private static String run(String... command) throws Exception {
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (process.waitFor() != 0) {
+      throw new IllegalStateException(String.join(" ", command) + " failed: " + output);
+    }
+    return output;
+  }
+
+  /** Latencies in a growing primitive array: a phase may complete hundreds of thousands of requests. */
+  private static final class Latencies {
+    private long[] nanos = new long[1 << 16];
+    private int size;
+
+    synchronized void add(long value) {
+      if (size == nanos.length) {
+        nanos = java.util.Arrays.copyOf(nanos, size * 2);
+      }
+      nanos[size++] = value;
+    }
+
+    synchronized int size() {
+      return size;
+    }
+
+    synchronized double percentile(double p) {
+      if (size == 0) {
+        return 0;
+      }
+      long[] sorted = java.util.Arrays.copyOf(nanos, size);
+      java.util.Arrays.sort(sorted);
+      return sorted[(int) Math.min(size - 1, Math.floor(p * size))] / 1e6;
+    }
+  }
+
+  /** One phase: completed and failed requests, latency in ms, the service's CPU ms over the phase. */
+  private record Result(int clients, long completed, long failed, double seconds, double p50, double p99,
+      double cpuMs, double loopMs, double rssMb, long embedCalls, long embedInputs) {
+
     double perSecond() {
       return completed / seconds;
     }
 
-    /** The same phase counted in units of {@code n} (questions per batch). */
-    Result times(int n) {
-      return new Result(completed * n, seconds, p50, p99);
+    double cpuMsPerRequest() {
+      return completed == 0 ? 0 : cpuMs / completed;
     }
 
-    @Override
-    public String toString() {
-      return String.format(Locale.ROOT, "%.0f/s (p50 %.1f ms, p99 %.1f ms)", perSecond(), p50, p99);
+    double loopMsPerRequest() {
+      return completed == 0 ? 0 : loopMs / completed;
+    }
+
+    double perRequest(long count) {
+      return completed == 0 ? 0 : (double) count / completed;
+    }
+
+    /** The same phase counted in questions ({@code n} per batch request). */
+    Result times(int n) {
+      return new Result(clients, completed * n, failed * n, seconds, p50, p99, cpuMs, loopMs, rssMb, embedCalls,
+          embedInputs);
     }
   }
 }

@@ -28,7 +28,7 @@ class CohereProviderTest extends EmbeddingServerFixture {
   }
 
   private CohereProvider provider(Vertx vertx, int maxAttempts) {
-    return new CohereProvider(vertx, EmbeddingTestConfigs.cohere(server.baseUrl(), KEY, DIM, maxAttempts));
+    return new CohereProvider(vertx, EmbeddingTestConfigs.cohere(server.baseUrl(), KEY, DIM, maxAttempts), dev.ragretrieval.observability.RagMetrics.detached());
   }
 
   @Test
@@ -149,7 +149,7 @@ class CohereProviderTest extends EmbeddingServerFixture {
   void wrongKey(Vertx vertx, VertxTestContext test) {
     String wrongKey = "wrong-key-7c1d";
     CohereProvider cohere = new CohereProvider(vertx,
-        EmbeddingTestConfigs.cohere(server.baseUrl(), wrongKey, DIM, 3));
+        EmbeddingTestConfigs.cohere(server.baseUrl(), wrongKey, DIM, 3), dev.ragretrieval.observability.RagMetrics.detached());
     cohere.embed(List.of("hello"), InputType.SEARCH_QUERY, in(Duration.ofSeconds(10)))
         .onComplete(test.failing(serviceError(test, error -> {
           assertThat(error.code()).isEqualTo(ErrorCode.UPSTREAM_ERROR);
@@ -202,7 +202,7 @@ class CohereProviderTest extends EmbeddingServerFixture {
     AppConfig.Embedding base = EmbeddingTestConfigs.cohere(server.baseUrl(), KEY, DIM, 1);
     CohereProvider cohere = new CohereProvider(vertx, new AppConfig.Embedding(base.provider(), base.timeout(),
         base.maxAttempts(), base.initialBackoff(), base.maxBackoff(), base.cohere(), base.openai(), base.local(),
-        base.queryCacheSize(), new AppConfig.Circuit(2, Duration.ofSeconds(10), Duration.ofSeconds(30))));
+        base.queryCacheSize(), new AppConfig.Circuit(2, Duration.ofSeconds(10), Duration.ofSeconds(30))), dev.ragretrieval.observability.RagMetrics.detached());
     server.failNext(3, 400, null);
     server.failNext(2, 503, null);
     Future<List<float[]>> chain = Future.succeededFuture();

@@ -37,4 +37,13 @@ public final class EmbeddingTestConfigs {
         new OpenAi(Optional.ofNullable(apiKey), baseUrl, OPENAI_MODEL, dimension, 256),
         new Local("bge-small-en-v1.5-q", 384, 32));
   }
+
+  /** The local model, taking up to {@code batchSize} waiting texts per run. */
+  public static AppConfig.Embedding local(int batchSize) {
+    return new AppConfig.Embedding(Provider.LOCAL, Duration.ofSeconds(10), 1,
+        Duration.ofMillis(20), Duration.ofMillis(100),
+        new Cohere(Optional.empty(), "http://127.0.0.1:9", COHERE_MODEL, 384, 96),
+        new OpenAi(Optional.empty(), "http://127.0.0.1:9", OPENAI_MODEL, 384, 256),
+        new Local("bge-small-en-v1.5-q", 384, 32, batchSize));
+  }
 }

@@ -69,7 +69,7 @@ class EmbeddingTlsTest {
       env.put("EMBEDDING_CA_CERT", ca.toString());
     }
     AppConfig config = ConfigLoader.fromJson(new JsonObject().put("embedding", new JsonObject().put("max_attempts", 1)), env);
-    this.provider = EmbeddingProviders.create(vertx, config.embedding());
+    this.provider = EmbeddingProviders.create(vertx, config.embedding(), dev.ragretrieval.observability.RagMetrics.detached());
     return this.provider;
   }
 

@@ -28,7 +28,7 @@ class EmbeddingVerticleTest extends EmbeddingServerFixture {
 
   private Future<String> deployCohere(Vertx vertx, int maxAttempts) {
     return EmbeddingVerticle.deploy(vertx,
-        new CohereProvider(vertx, EmbeddingTestConfigs.cohere(server.baseUrl(), KEY, DIM, maxAttempts)));
+        new CohereProvider(vertx, EmbeddingTestConfigs.cohere(server.baseUrl(), KEY, DIM, maxAttempts), dev.ragretrieval.observability.RagMetrics.detached()));
   }
 
   @Test

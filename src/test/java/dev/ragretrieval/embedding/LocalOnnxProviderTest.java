@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.within;
 
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.local.LocalOnnxProvider;
+import dev.ragretrieval.observability.RagMetrics;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.Timeout;
 import io.vertx.junit5.VertxExtension;
@@ -20,13 +22,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(VertxExtension.class)
 class LocalOnnxProviderTest {
 
-  private static final AppConfig.Local CONFIG = new AppConfig.Local("bge-small-en-v1.5-q", 384, 32);
+  private static final AppConfig.Embedding CONFIG = EmbeddingTestConfigs.local(32);
 
   @Test
   @Timeout(value = 3, timeUnit = TimeUnit.MINUTES)
   @DisplayName("bge-small gives 384-dimensional unit vectors and ranks a paraphrase above an unrelated sentence")
   void embedsSemantically(Vertx vertx, VertxTestContext test) {
-    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG);
+    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG, RagMetrics.detached());
     List<String> texts = List.of(
         "ROS 2 nodes communicate over topics",
         "Nodes in ROS 2 exchange messages through topics",
@@ -50,7 +52,7 @@ class LocalOnnxProviderTest {
   @Timeout(value = 3, timeUnit = TimeUnit.MINUTES)
   @DisplayName("queries carry bge's instruction prefix: a query vector differs from the same text as a document and is closer to its answer")
   void queriesUseInstruction(Vertx vertx, VertxTestContext test) {
-    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG);
+    LocalOnnxProvider local = new LocalOnnxProvider(vertx, CONFIG, RagMetrics.detached());
     String question = "How do ROS 2 nodes talk to each other?";
     local.embed(List.of(question), InputType.SEARCH_QUERY, in(Duration.ofMinutes(2)))
         .compose(query -> local.embed(
@@ -63,5 +65,49 @@ class LocalOnnxProviderTest {
           assertThat(Vectors.cosine(v.get(0), v.get(2))).isGreaterThan(Vectors.cosine(v.get(0), v.get(3)));
           local.close().onComplete(test.succeedingThenComplete());
         })));
+  }
+
+  @Test
+  @Timeout(value = 3, timeUnit = TimeUnit.MINUTES)
+  @DisplayName("questions waiting together share model runs (at most batch_size texts each), and each gets the vector it gets alone")
+  void batchesWaitingQuestions(Vertx vertx, VertxTestContext test) {
+    RagMetrics metrics = RagMetrics.detached();
+    LocalOnnxProvider local = new LocalOnnxProvider(vertx, EmbeddingTestConfigs.local(4), metrics);
+    List<String> questions = List.of("what is a ROS 2 node", "how do topics work", "what is SLAM",
+        "how does a robot localise", "what is a URDF file", "how are services called", "what is Gazebo",
+        "what is a launch file", "how do actions differ from services", "what is Isaac Sim");
+    // one question alone first: the model is loaded and each later vector has a reference
+    Future<List<float[]>> alone = Future.succeededFuture(List.of());
+    for (String question : questions) {
+      alone = alone.compose(done -> local.embed(List.of(question), InputType.SEARCH_QUERY, in(Duration.ofMinutes(2)))
+          .map(v -> {
+            List<float[]> all = new java.util.ArrayList<>(done);
+            all.add(v.get(0));
+            return all;
+          }));
+    }
+    alone.compose(references -> {
+      long runsBefore = runs(metrics);
+      List<Future<List<float[]>>> together = questions.stream()
+          .map(q -> local.embed(List.of(q), InputType.SEARCH_QUERY, in(Duration.ofMinutes(2)))).toList();
+      return Future.all(together).map(all -> {
+        test.verify(() -> {
+          long runs = runs(metrics) - runsBefore;
+          assertThat(runs).as("model runs for %d concurrent questions", questions.size())
+              .isLessThan(questions.size()).isGreaterThanOrEqualTo(3); // ceil(10 / 4)
+          for (int i = 0; i < questions.size(); i++) {
+            float[] batched = together.get(i).result().get(0);
+            assertThat(Vectors.cosine(batched, references.get(i))).as(questions.get(i)).isCloseTo(1.0, within(1e-4));
+          }
+          assertThat(metrics.registry().find("rag_local_embedding_batch_texts").summary().max()).isLessThanOrEqualTo(4);
+        });
+        return all;
+      });
+    }).eventually(local::close).onComplete(test.succeedingThenComplete());
+  }
+
+  private static long runs(RagMetrics metrics) {
+    var summary = metrics.registry().find("rag_local_embedding_batch_texts").summary();
+    return summary == null ? 0 : summary.count();
   }
 }

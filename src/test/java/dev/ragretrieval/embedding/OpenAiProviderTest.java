@@ -29,7 +29,7 @@ class OpenAiProviderTest extends EmbeddingServerFixture {
   @DisplayName("sends model, input, dimensions and float encoding; orders vectors by index")
   void embedsInOrder(Vertx vertx, VertxTestContext test) {
     List<String> texts = List.of("first text", "second text", "third one");
-    new OpenAiProvider(vertx, EmbeddingTestConfigs.openAi(server.baseUrl(), KEY, DIM, 1))
+    new OpenAiProvider(vertx, EmbeddingTestConfigs.openAi(server.baseUrl(), KEY, DIM, 1), dev.ragretrieval.observability.RagMetrics.detached())
         .embed(texts, InputType.SEARCH_DOCUMENT, in(Duration.ofSeconds(10)))
         .onComplete(test.succeeding(vectors -> test.verify(() -> {
           // the server answers data in reverse order: the provider must sort by index
@@ -49,7 +49,7 @@ class OpenAiProviderTest extends EmbeddingServerFixture {
   @DisplayName("a rejected key is UPSTREAM_ERROR although the upstream's message repeats the key")
   void wrongKeyNotEchoed(Vertx vertx, VertxTestContext test) {
     String wrongKey = "sk-wrong-0c77";
-    new OpenAiProvider(vertx, EmbeddingTestConfigs.openAi(server.baseUrl(), wrongKey, DIM, 3))
+    new OpenAiProvider(vertx, EmbeddingTestConfigs.openAi(server.baseUrl(), wrongKey, DIM, 3), dev.ragretrieval.observability.RagMetrics.detached())
         .embed(List.of("x"), InputType.SEARCH_QUERY, in(Duration.ofSeconds(10)))
         .onComplete(test.failing(serviceError(test, error -> {
           assertThat(error.code()).isEqualTo(ErrorCode.UPSTREAM_ERROR);
@@ -61,7 +61,7 @@ class OpenAiProviderTest extends EmbeddingServerFixture {
   @Test
   @DisplayName("5xx is retried, then UPSTREAM_ERROR; 429 maps to RATE_LIMIT")
   void serverErrorsAndRateLimit(Vertx vertx, VertxTestContext test) {
-    OpenAiProvider openAi = new OpenAiProvider(vertx, EmbeddingTestConfigs.openAi(server.baseUrl(), KEY, DIM, 2));
+    OpenAiProvider openAi = new OpenAiProvider(vertx, EmbeddingTestConfigs.openAi(server.baseUrl(), KEY, DIM, 2), dev.ragretrieval.observability.RagMetrics.detached());
     server.failNext(2, 502, null);
     server.failNext(2, 429, "2");
     openAi.embed(List.of("x"), InputType.SEARCH_QUERY, in(Duration.ofSeconds(10)))
@@ -84,7 +84,7 @@ class OpenAiProviderTest extends EmbeddingServerFixture {
   @DisplayName("malformed JSON is UPSTREAM_ERROR and not retried")
   void badJson(Vertx vertx, VertxTestContext test) {
     server.badJsonNext(1);
-    new OpenAiProvider(vertx, EmbeddingTestConfigs.openAi(server.baseUrl(), KEY, DIM, 3))
+    new OpenAiProvider(vertx, EmbeddingTestConfigs.openAi(server.baseUrl(), KEY, DIM, 3), dev.ragretrieval.observability.RagMetrics.detached())
         .embed(List.of("x"), InputType.SEARCH_QUERY, in(Duration.ofSeconds(10)))
         .onComplete(test.failing(serviceError(test, error -> {
           assertThat(error.code()).isEqualTo(ErrorCode.UPSTREAM_ERROR);

@@ -7,6 +7,7 @@ import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigLoader;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.testing.CohereTestServer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -28,14 +29,80 @@ class QueryCacheTest {
   private static final String KEY = "cache-test-key";
   private static final int DIM = 16;
 
-  private static Future<CohereTestServer> stack(Vertx vertx, int cacheSize) {
+  private final RagMetrics metrics = RagMetrics.detached();
+
+  private Future<CohereTestServer> stack(Vertx vertx, int cacheSize) {
     return CohereTestServer.start(vertx, KEY, DIM).compose(server -> {
       AppConfig config = ConfigLoader.fromJson(new JsonObject(), Map.of(
           "EMBEDDING_PROVIDER", "cohere", "COHERE_API_KEY", KEY, "COHERE_BASE_URL", server.baseUrl(),
           "COHERE_EMBED_DIMENSION", String.valueOf(DIM)));
-      return EmbeddingVerticle.deploy(vertx, EmbeddingProviders.create(vertx, config.embedding()), cacheSize)
+      return EmbeddingVerticle.deploy(vertx, EmbeddingProviders.create(vertx, config.embedding(), metrics), cacheSize,
+              metrics)
           .map(id -> server);
     });
+  }
+
+  @Test
+  @DisplayName("questions that differ only in case, spacing or trailing punctuation share one entry; upstream gets the caller's text")
+  void normalisedKeys(Vertx vertx, VertxTestContext test) {
+    stack(vertx, 100).onComplete(test.succeeding(server ->
+        embed(vertx, InputType.SEARCH_QUERY, "What is a  Node?")
+            .compose(first -> embed(vertx, InputType.SEARCH_QUERY, "what is a node", " WHAT IS A NODE ?! ")
+                .map(second -> List.of(first, second)))
+            .compose(pair -> embed(vertx, InputType.SEARCH_QUERY, "what is a node in C++")
+                .compose(cpp -> embed(vertx, InputType.SEARCH_QUERY, "what is a node in C"))
+                .map(c -> pair))
+            .onComplete(test.succeeding(pair -> test.verify(() -> {
+              assertThat(server.requests().get(0).getJsonArray("texts").getList()).containsExactly("What is a  Node?");
+              assertThat(pair.get(1).vectors()).allSatisfy(v -> assertThat(v).containsExactly(pair.get(0).vectors().get(0)));
+              // "C++" and "C" are different questions: only sentence punctuation is dropped
+              assertThat(server.callCount()).isEqualTo(3);
+              test.completeNow();
+            })))));
+  }
+
+  @Test
+  @DisplayName("query-cache hits and misses are counted in rag_cache_requests_total")
+  void hitsAndMissesCounted(Vertx vertx, VertxTestContext test) {
+    stack(vertx, 100).onComplete(test.succeeding(server ->
+        embed(vertx, InputType.SEARCH_QUERY, "what is a node")
+            .compose(first -> embed(vertx, InputType.SEARCH_QUERY, "What is a node?", "what is a topic"))
+            .onComplete(test.succeeding(done -> test.verify(() -> {
+              assertThat(cacheLookups("hit")).isEqualTo(1.0);
+              assertThat(cacheLookups("miss")).isEqualTo(2.0);
+              assertThat(metrics.registry().find("rag_embedding_inputs_total").tag("provider", "cohere").counter()
+                  .count()).isEqualTo(2.0);
+              test.completeNow();
+            })))));
+  }
+
+  @Test
+  @DisplayName("a failed embedding is logged nowhere on its way back: no cache WARN, no stack trace")
+  void failureLogsNothing(Vertx vertx, VertxTestContext test) {
+    ch.qos.logback.classic.Logger root =
+        (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> captured =
+        new ch.qos.logback.core.read.ListAppender<>();
+    captured.start();
+    root.addAppender(captured);
+    stack(vertx, 100).onComplete(test.succeeding(server -> {
+      server.failNext(20, 500, null);
+      Future.join(embed(vertx, InputType.SEARCH_QUERY, "what is SLAM"), embed(vertx, InputType.SEARCH_QUERY, "what is SLAM"))
+          .onComplete(done -> test.verify(() -> {
+            root.detachAppender(captured);
+            assertThat(done.failed()).isTrue();
+            assertThat(captured.list).filteredOn(e -> e.getLevel().isGreaterOrEqual(ch.qos.logback.classic.Level.WARN))
+                .extracting(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).isEmpty();
+            assertThat(captured.list).allSatisfy(e -> assertThat(e.getThrowableProxy()).isNull());
+            test.completeNow();
+          }));
+    }));
+  }
+
+  private double cacheLookups(String result) {
+    var counter = metrics.registry().find("rag_cache_requests_total")
+        .tags("cache", "query_embedding", "result", result).counter();
+    return counter == null ? 0 : counter.count();
   }
 
   private static Future<EmbedResponse> embed(Vertx vertx, InputType type, String... texts) {
@@ -120,7 +187,7 @@ class QueryCacheTest {
   }
 
   /** The same text embedded twice reaches the upstream twice. */
-  private static void assertSentTwice(Vertx vertx, VertxTestContext test, int cacheSize, InputType type) {
+  private void assertSentTwice(Vertx vertx, VertxTestContext test, int cacheSize, InputType type) {
     stack(vertx, cacheSize).onComplete(test.succeeding(server ->
         embed(vertx, type, "zero moment point")
             .compose(r -> embed(vertx, type, "zero moment point"))

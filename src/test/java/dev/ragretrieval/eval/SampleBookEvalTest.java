@@ -54,14 +54,14 @@ class SampleBookEvalTest {
   static void loadBook(Vertx vertx, VertxTestContext test) throws Exception {
     dataDir = Files.createTempDirectory("rag-sample-eval");
     config = ConfigLoader.fromJson(new JsonObject(), Map.of("RAG_DATA_DIR", dataDir.toString(), "EMBEDDING_PROVIDER", "local"));
-    vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding()))
+    vertx.executeBlocking(() -> EmbeddingProviders.create(vertx, config.embedding(), dev.ragretrieval.observability.RagMetrics.detached()))
         .compose(created -> {
           provider = created;
           return EmbeddingVerticle.deploy(vertx, created);
         })
         .compose(id -> {
           EmbeddingClient client = new EmbeddingClient(vertx);
-          store = new EmbeddedVectorStore(vertx, config.store().dataDir());
+          store = new EmbeddedVectorStore(vertx, config.store().dataDir(), dev.ragretrieval.observability.RagMetrics.detached());
           service = new RetrievalService(client, store, config);
           return SampleBook.loadIfEmpty(vertx, config, store, client::embed);
         })

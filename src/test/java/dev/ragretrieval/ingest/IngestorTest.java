@@ -47,10 +47,10 @@ class IngestorTest {
   void start(Vertx vertx, VertxTestContext test) {
     CohereTestServer.start(vertx, "test-key", DIM).compose(server -> {
       cohere = server;
-      provider = EmbeddingProviders.create(vertx, EmbeddingTestConfigs.cohere(server.baseUrl(), "test-key", DIM, 2));
+      provider = EmbeddingProviders.create(vertx, EmbeddingTestConfigs.cohere(server.baseUrl(), "test-key", DIM, 2), dev.ragretrieval.observability.RagMetrics.detached());
       return EmbeddingVerticle.deploy(vertx, provider);
     }).onComplete(test.succeeding(id -> {
-      store = new EmbeddedVectorStore(vertx, dataDir);
+      store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
       ingestor = new Ingestor(vertx, store, new EmbeddingClient(vertx)::embed, Progress.NONE);
       test.completeNow();
     }));

@@ -47,12 +47,12 @@ class QdrantIngestTest {
         })
         .compose(c -> {
           cohere = c;
-          provider = EmbeddingProviders.create(vertx, EmbeddingTestConfigs.cohere(c.baseUrl(), "k", DIM, 2));
+          provider = EmbeddingProviders.create(vertx, EmbeddingTestConfigs.cohere(c.baseUrl(), "k", DIM, 2), dev.ragretrieval.observability.RagMetrics.detached());
           return EmbeddingVerticle.deploy(vertx, provider);
         })
         .onComplete(test.succeeding(id -> {
           store = new QdrantVectorStore(vertx, new AppConfig.Qdrant(Optional.of("127.0.0.1"), qdrant.port(),
-              Optional.empty(), false, "textbook_chunks", Set.of(), Duration.ofSeconds(5), 2));
+              Optional.empty(), false, "textbook_chunks", Set.of(), Duration.ofSeconds(5), 2), dev.ragretrieval.observability.RagMetrics.detached());
           ingestor = new Ingestor(vertx, store, new EmbeddingClient(vertx)::embed, Progress.NONE);
           test.completeNow();
         }));

@@ -46,7 +46,7 @@ class ObservabilityMetricsTest {
   @Test
   @DisplayName("/metrics shows the service meters with histogram buckets and bounded labels")
   void serviceMeters() throws Exception {
-    RagMetrics metrics = RagMetrics.get();
+    RagMetrics metrics = observability.metrics();
     assertThat(metrics.registry()).isSameAs(observability.registry());
     metrics.embedding("cohere", Duration.ofMillis(40), 3, "success");
     metrics.vectorStore("qdrant", "search", Duration.ofMillis(4), "success");
@@ -99,7 +99,6 @@ class ObservabilityMetricsTest {
       assertThat(scrape()).contains("/v1/items/:id");
     } finally {
       other.vertx().close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      RagMetrics.install(new RagMetrics(observability.registry()));
     }
   }
 

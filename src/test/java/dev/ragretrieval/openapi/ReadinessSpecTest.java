@@ -28,8 +28,10 @@ class ReadinessSpecTest {
   void startingUpReportMatchesTheSpec(Vertx vertx, VertxTestContext test, @TempDir Path dataDir) {
     AppConfig config = ConfigLoader.fromJson(new JsonObject(),
         Map.of("RAG_DATA_DIR", dataDir.toString(), "EMBEDDING_PROVIDER", "local"));
-    EmbeddedVectorStore store = new EmbeddedVectorStore(vertx, dataDir);
-    Readiness readiness = new Readiness(store, config);
+    EmbeddedVectorStore store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
+    Readiness readiness = new Readiness(store,
+        dev.ragretrieval.embedding.EmbeddingProviders.create(vertx, config.embedding(), dev.ragretrieval.observability.RagMetrics.detached()),
+        config);
     readiness.startingUp("loading the sample book");
     readiness.check()
         .onComplete(test.succeeding(report -> test.verify(() -> {

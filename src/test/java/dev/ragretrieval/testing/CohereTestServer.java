@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -73,6 +74,8 @@ public final class CohereTestServer {
   private final String apiKey;
   private final int dimension;
   private final AtomicInteger calls = new AtomicInteger();
+  private final AtomicLong inputs = new AtomicLong();
+  private volatile boolean recording = true;
   private final List<JsonObject> requests = new CopyOnWriteArrayList<>();
   private final List<Long> arrivals = new CopyOnWriteArrayList<>();
   private final Deque<Fault> faults = new ArrayDeque<>();
@@ -99,7 +102,17 @@ public final class CohereTestServer {
     return TestCertificate.localhost(vertx).compose(cert -> start(vertx, apiKey, dimension, cert));
   }
 
+  /** Plain http on a given port of 127.0.0.1 (0 = ephemeral): the bench's stand-in process. */
+  public static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, int port) {
+    return start(vertx, apiKey, dimension, null, port);
+  }
+
   private static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, TestCertificate tls) {
+    return start(vertx, apiKey, dimension, tls, 0);
+  }
+
+  private static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, TestCertificate tls,
+      int port) {
     if (dimension < 1) {
       throw new IllegalArgumentException("dimension must be positive");
     }
@@ -111,7 +124,7 @@ public final class CohereTestServer {
     }
     return vertx.createHttpServer(options)
         .requestHandler(test::handle)
-        .listen(0, "127.0.0.1")
+        .listen(port, "127.0.0.1")
         .map(listening -> {
           test.server = listening;
           return test;
@@ -168,6 +181,16 @@ public final class CohereTestServer {
     return calls.get();
   }
 
+  /** Texts (Cohere) or inputs (OpenAI) received over all calls. */
+  public long inputCount() {
+    return inputs.get();
+  }
+
+  /** false: keep counting calls and inputs but not the bodies and arrival times (a long bench run). */
+  public void recordRequests(boolean record) {
+    this.recording = record;
+  }
+
   /** The JSON bodies received, in arrival order (an empty object for a body that was not JSON). */
   public List<JsonObject> requests() {
     return List.copyOf(requests);
@@ -183,6 +206,7 @@ public final class CohereTestServer {
     faults.clear();
     delay = Duration.ZERO;
     calls.set(0);
+    inputs.set(0);
     requests.clear();
     arrivals.clear();
   }
@@ -310,8 +334,13 @@ public final class CohereTestServer {
       }
       JsonObject json = parse(body);
       calls.incrementAndGet();
-      arrivals.add(arrived);
-      requests.add(json == null ? new JsonObject() : json.copy());
+      if (json != null && json.getValue(cohere ? "texts" : "input") instanceof JsonArray texts) {
+        inputs.addAndGet(texts.size());
+      }
+      if (recording) {
+        arrivals.add(arrived);
+        requests.add(json == null ? new JsonObject() : json.copy());
+      }
       Fault fault = takeFault();
       Runnable answer = () -> {
         if (cohere) {

@@ -58,7 +58,7 @@ import java.util.function.Supplier;
  *
  * <h2>Test controls</h2>
  * {@link #failNext} makes the next calls fail with a status (and optional {@code retry-after}
- * trailer); {@link #delay} answers slowly; {@link #callCount} and {@link #lastApiKey} tell what
+ * trailer); {@link #resetNext} resets their streams mid-call; {@link #delay} answers slowly; {@link #callCount} and {@link #lastApiKey} tell what
  * arrived; {@link #stop} really closes the port (clients then see UNAVAILABLE / a refused
  * connection) and {@link #restart} listens again on the same port with the same data.
  * {@link #startTls} serves the same over TLS with a self-signed certificate for {@code localhost}.
@@ -73,6 +73,7 @@ import java.util.function.Supplier;
  */
 public final class QdrantTestServer {
 
+  /** status null: the call's stream is reset (RST_STREAM), as Qdrant does to calls in flight when it stops gracefully. */
   private record Failure(GrpcStatus status, String retryAfterSeconds) {}
 
   /** restart() keeps trying to listen on its port for up to 100 x 20 ms. */
@@ -205,6 +206,18 @@ public final class QdrantTestServer {
     }
   }
 
+  /**
+   * The next {@code times} calls (any RPC) have their stream reset mid-call instead of an answer,
+   * as a Qdrant stopping gracefully does to the calls it still holds; the client sees CANCELLED.
+   */
+  public void resetNext(int times) {
+    synchronized (failures) {
+      for (int i = 0; i < times; i++) {
+        failures.add(new Failure(null, null));
+      }
+    }
+  }
+
   /** Every call waits this long before it is answered ({@code Duration.ZERO} = at once). */
   public void delay(Duration perCall) {
     this.delay = perCall;
@@ -310,6 +323,10 @@ public final class QdrantTestServer {
       Failure injected;
       synchronized (failures) {
         injected = failures.poll();
+      }
+      if (injected != null && injected.status() == null) {
+        response.cancel();
+        return;
       }
       if (injected != null) {
         fail(response, injected.status(), "injected failure", injected.retryAfterSeconds());

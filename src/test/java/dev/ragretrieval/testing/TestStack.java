@@ -4,6 +4,7 @@ import dev.ragretrieval.app.Application;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigLoader;
 import dev.ragretrieval.embedding.Vectors;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -91,6 +92,12 @@ public final class TestStack {
 
   public static Future<TestStack> start(Vertx vertx, Map<String, String> settings, JsonObject yaml,
       Handler<RoutingContext> metrics) {
+    return start(vertx, settings, yaml, RagMetrics.detached(), metrics);
+  }
+
+  /** As above, recording in {@code meters} (which {@code metrics}, when not null, serves at /metrics). */
+  public static Future<TestStack> start(Vertx vertx, Map<String, String> settings, JsonObject yaml,
+      RagMetrics meters, Handler<RoutingContext> metrics) {
     TestStack stack = new TestStack(vertx);
     return QdrantTestServer.start(vertx)
         .compose(q -> {
@@ -100,7 +107,7 @@ public final class TestStack {
         .compose(c -> {
           stack.cohere = c;
           stack.seed();
-          return Application.start(vertx, stack.config(settings, yaml), metrics);
+          return Application.start(vertx, stack.config(settings, yaml), meters, metrics);
         })
         .map(app -> {
           stack.app = app;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.circuitbreaker.CircuitBreakerState;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -50,7 +51,7 @@ class CircuitTest {
   @Test
   @DisplayName("opens after the configured failures, then fails at once with CONNECTION_ERROR and a Retry-After")
   void opensAndFailsFast(Vertx vertx) {
-    Circuit circuit = new Circuit(vertx, "test", "The upstream", THREE);
+    Circuit circuit = new Circuit(vertx, "test", "The upstream", THREE, RagMetrics.detached());
     for (int i = 0; i < 3; i++) {
       assertThat(failureOf(circuit.call(() -> counted(down()))).getMessage()).isEqualTo("cannot reach it");
     }
@@ -86,7 +87,7 @@ class CircuitTest {
   @Test
   @DisplayName("failures about the request (bad input, a rejected key, a rate limit, a missing collection) never open it")
   void requestFailuresNeverCount(Vertx vertx) {
-    Circuit circuit = new Circuit(vertx, "test", "The upstream", THREE);
+    Circuit circuit = new Circuit(vertx, "test", "The upstream", THREE, RagMetrics.detached());
     List<ServiceException> notTheUpstreamsFault = List.of(
         ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, "rejected the request"),
         new ServiceException(ErrorCode.RATE_LIMIT, "slow down", null, 2),
@@ -105,7 +106,7 @@ class CircuitTest {
   @Test
   @DisplayName("server errors count like unreachable upstreams")
   void serverErrorsCount(Vertx vertx) {
-    Circuit circuit = new Circuit(vertx, "test", "The upstream", THREE);
+    Circuit circuit = new Circuit(vertx, "test", "The upstream", THREE, RagMetrics.detached());
     for (int i = 0; i < 3; i++) {
       failureOf(circuit.call(() -> Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR, "HTTP 503"))));
     }
@@ -115,7 +116,7 @@ class CircuitTest {
   @Test
   @DisplayName("failures: 0 turns the breaker off: every call reaches the upstream")
   void off(Vertx vertx) {
-    Circuit circuit = new Circuit(vertx, "test", "The upstream", new AppConfig.Circuit(0, Duration.ofSeconds(10), Duration.ofSeconds(5)));
+    Circuit circuit = new Circuit(vertx, "test", "The upstream", new AppConfig.Circuit(0, Duration.ofSeconds(10), Duration.ofSeconds(5)), RagMetrics.detached());
     for (int i = 0; i < 10; i++) {
       failureOf(circuit.call(() -> counted(down())));
     }
@@ -125,7 +126,7 @@ class CircuitTest {
 
   /** A circuit opened by three failures whose open period is over: the next call is the trial. */
   private static Circuit openedThenReadyForTrial(Vertx vertx) {
-    Circuit circuit = new Circuit(vertx, "test", "The upstream", SHORT_OPEN);
+    Circuit circuit = new Circuit(vertx, "test", "The upstream", SHORT_OPEN, RagMetrics.detached());
     for (int i = 0; i < 3; i++) {
       failureOf(circuit.call(CircuitTest::down));
     }

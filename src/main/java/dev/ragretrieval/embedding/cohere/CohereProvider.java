@@ -3,9 +3,13 @@ package dev.ragretrieval.embedding.cohere;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.embedding.http.HttpEmbeddingProvider;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,10 +20,10 @@ import java.util.List;
  */
 public final class CohereProvider extends HttpEmbeddingProvider {
 
-  public CohereProvider(Vertx vertx, AppConfig.Embedding config) {
+  public CohereProvider(Vertx vertx, AppConfig.Embedding config, RagMetrics metrics) {
     super(vertx, config, "cohere", "Cohere", join(config.cohere().baseUrl(), "/v2/embed"),
         config.cohere().apiKey(), config.cohere().model(), config.cohere().dimension(),
-        config.cohere().maxTextsPerCall());
+        config.cohere().maxTextsPerCall(), metrics);
   }
 
   @Override
@@ -33,12 +37,28 @@ public final class CohereProvider extends HttpEmbeddingProvider {
         .put("truncate", "END");
   }
 
+  /** Reads {@code embeddings.float}; the echoed texts, id and meta are skipped unread. */
   @Override
-  protected List<float[]> vectors(JsonObject body) {
-    JsonArray floats = body.getJsonObject("embeddings").getJsonArray("float");
-    List<float[]> vectors = new ArrayList<>(floats.size());
-    for (int i = 0; i < floats.size(); i++) {
-      vectors.add(floats(floats.getJsonArray(i)));
+  protected List<float[]> vectors(JsonParser body) throws IOException {
+    next(body, JsonToken.START_OBJECT);
+    List<float[]> vectors = null;
+    while (body.nextToken() == JsonToken.FIELD_NAME) {
+      String field = body.currentName();
+      if (body.nextToken() == JsonToken.START_OBJECT && "embeddings".equals(field)) {
+        while (body.nextToken() == JsonToken.FIELD_NAME) {
+          if ("float".equals(body.currentName())) {
+            vectors = vectorList(body);
+          } else {
+            body.nextToken();
+            body.skipChildren();
+          }
+        }
+      } else {
+        body.skipChildren();
+      }
+    }
+    if (vectors == null) {
+      throw new IllegalStateException("no embeddings.float in the answer");
     }
     return vectors;
   }

@@ -7,23 +7,29 @@ import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
-import dev.ragretrieval.upstream.Circuit;
 import dev.ragretrieval.upstream.Retry;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.ragretrieval.upstream.Upstream;
+import io.vertx.circuitbreaker.CircuitBreakerState;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.PoolOptions;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -31,14 +37,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An embedding API reached over HTTP with a JSON body and a bearer key (Cohere, OpenAI-compatible).
- * Owns what they share: per-call timeout (never beyond the deadline), retries of 429, 5xx and
- * connection failures, mapping of every failure to a client-safe {@link ServiceException}, count
- * and size checks of the answer, and metrics. Subclasses only build the body and read the answer.
+ * Owns the HTTP mapping they share: status codes and transport failures to client-safe
+ * {@link ServiceException}s, count and size checks of the answer. Circuit, retries of 429, 5xx and
+ * connection failures, the per-call budget and metrics are the {@link Upstream} seam's.
+ * Subclasses only build the body and read the answer.
  */
 public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
 
   private static final Logger LOG = LoggerFactory.getLogger(HttpEmbeddingProvider.class);
   private static final int MAX_UPSTREAM_MESSAGE = 300;
+  /** Jackson's fast double parser is exact (correctly rounded) and several times quicker than the JDK's. */
+  private static final JsonFactory JSON = JsonFactory.builder().enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER).build();
 
   private final String name;
   private final String displayName;
@@ -47,10 +56,8 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   private final String model;
   private final int dimension;
   private final int maxTextsPerCall;
-  private final long callTimeoutMillis;
   private final WebClient client;
-  private final Retry retry;
-  private final Circuit circuit;
+  private final Upstream upstream;
 
   /**
    * @param name metrics/retry label ("cohere", "openai")
@@ -58,7 +65,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
    * @param url the full endpoint URL (http or https; https trusts the JVM's CAs, or embedding.ca_cert)
    */
   protected HttpEmbeddingProvider(Vertx vertx, AppConfig.Embedding config, String name, String displayName,
-      String url, Optional<String> apiKey, String model, int dimension, int maxTextsPerCall) {
+      String url, Optional<String> apiKey, String model, int dimension, int maxTextsPerCall, RagMetrics metrics) {
     this.name = name;
     this.displayName = displayName;
     this.url = url;
@@ -66,14 +73,13 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     this.model = model;
     this.dimension = dimension;
     this.maxTextsPerCall = maxTextsPerCall;
-    this.callTimeoutMillis = Math.max(1, config.timeout().toMillis());
     WebClientOptions options = new WebClientOptions().setUserAgent("rag-retrieval").setKeepAlive(true).setVerifyHost(true);
     // a self-hosted endpoint behind a private CA; Cohere and OpenAI themselves need the JVM's store only
     config.caCert().ifPresent(path -> options.setTrustOptions(new PemTrustOptions().addCertPath(path.toString())));
     this.client = WebClient.create(vertx, options, new PoolOptions().setHttp1MaxSize(32));
-    this.retry = new Retry(vertx,
-        new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), name);
-    this.circuit = new Circuit(vertx, name, displayName, config.circuit());
+    this.upstream = new Upstream(vertx, metrics, Upstream.Kind.EMBEDDING, name, displayName,
+        new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), config.circuit(),
+        config.timeout());
   }
 
   /** Joins a configured base URL (with or without a trailing slash) and a path. */
@@ -85,8 +91,11 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   /** The JSON body for one call. */
   protected abstract JsonObject requestBody(List<String> texts, InputType inputType);
 
-  /** The vectors of a 2xx body, in input order; any exception means a malformed answer. */
-  protected abstract List<float[]> vectors(JsonObject body);
+  /**
+   * The vectors of a 2xx body, in input order, read from a parser placed before the body's first
+   * token and left after its last; any exception means a malformed answer.
+   */
+  protected abstract List<float[]> vectors(JsonParser body) throws IOException;
 
   /** The upstream's own error text in an error body, or null. */
   protected abstract String errorMessage(JsonObject body);
@@ -112,32 +121,31 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
       return Future.succeededFuture(List.of());
     }
     // a bad key, bad JSON or a wrong size fail as permanent: another attempt would not mend them
-    return circuit.call(() -> retry.call(() -> attempt(texts, inputType, deadline), deadline));
+    return upstream.call("embed", texts.size(), deadline, budget -> attempt(texts, inputType, budget));
+  }
+
+  @Override
+  public boolean circuitOpen() {
+    return upstream.state() == CircuitBreakerState.OPEN;
   }
 
   @Override
   public Future<Void> close() {
-    circuit.close();
+    upstream.close();
     client.close();
     return Future.succeededFuture();
   }
 
-  private Future<List<float[]>> attempt(List<String> texts, InputType inputType, Deadline deadline) {
-    long left = deadline.remainingMillis();
-    if (left <= 0) {
-      return Future.failedFuture(deadline.timeout(displayName));
-    }
-    long timeout = Math.min(callTimeoutMillis, left);
-    long started = System.nanoTime();
+  private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long budget) {
     HttpRequest<Buffer> request = client.postAbs(url)
-        .timeout(timeout)
+        .timeout(budget)
         .putHeader("Content-Type", "application/json")
         .putHeader("Accept", "application/json");
     apiKey.ifPresent(request::bearerTokenAuthentication);
-    Future<List<float[]>> result = request.sendBuffer(requestBody(texts, inputType).toBuffer())
+    return request.sendBuffer(requestBody(texts, inputType).toBuffer())
         .transform(sent -> {
           if (sent.failed()) {
-            return Future.failedFuture(transportFailure(sent.cause(), timeout, left, deadline));
+            return Future.failedFuture(transportFailure(sent.cause()));
           }
           try {
             return Future.succeededFuture(answer(sent.result(), texts.size()));
@@ -145,9 +153,6 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
             return Future.failedFuture(e);
           }
         });
-    return result.onComplete(done -> RagMetrics.get().embedding(name,
-        Duration.ofNanos(System.nanoTime() - started), texts.size(),
-        done.succeeded() ? "success" : ServiceException.from(done.cause()).code().name().toLowerCase(Locale.ROOT)));
   }
 
   private List<float[]> answer(HttpResponse<Buffer> response, int expected) {
@@ -168,16 +173,18 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
       throw permanent(displayName + " refused the embedding request (HTTP " + status + ")"
           + (said == null ? "" : ": " + said));
     }
+    Buffer body = response.body();
+    if (body == null || body.length() == 0) {
+      throw permanent(displayName + " answered with an empty body");
+    }
     List<float[]> vectors;
-    try {
-      JsonObject body = response.bodyAsJsonObject();
-      if (body == null) {
-        throw permanent(displayName + " answered with an empty body");
+    // streamed straight into float[]: no tree of boxed Doubles for a thousand numbers per text
+    try (JsonParser parser = JSON.createParser(body.getBytes())) {
+      vectors = vectors(parser);
+      if (parser.nextToken() != null) {
+        throw new IllegalStateException("trailing content after the JSON body");
       }
-      vectors = vectors(body);
-    } catch (ServiceException e) {
-      throw e;
-    } catch (RuntimeException malformed) {
+    } catch (RuntimeException | IOException malformed) {
       throw permanent(displayName + " answered with malformed JSON");
     }
     if (vectors == null || vectors.size() != expected) {
@@ -210,10 +217,10 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     }
   }
 
-  private ServiceException transportFailure(Throwable cause, long timeout, long left, Deadline deadline) {
+  /** A timeout is left to the seam, which knows whether the deadline or the per-call budget ran out. */
+  private Throwable transportFailure(Throwable cause) {
     if (cause instanceof TimeoutException) {
-      return timeout >= left ? deadline.timeout(displayName)
-          : new ServiceException(ErrorCode.TIMEOUT, displayName + " did not answer within " + timeout + " ms");
+      return cause;
     }
     // refused, reset, DNS, TLS handshake, closed mid-answer: the request never completed
     LOG.debug("{} call failed: {}", name, cause.toString());
@@ -224,12 +231,43 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     return ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, message);
   }
 
-  /** Reads a JSON array of numbers into a float vector. */
-  protected static float[] floats(JsonArray array) {
-    float[] vector = new float[array.size()];
-    for (int i = 0; i < vector.length; i++) {
-      vector[i] = ((Number) array.getValue(i)).floatValue();
+  /** Moves to the next token and checks it is {@code expected}. */
+  protected static void next(JsonParser parser, JsonToken expected) throws IOException {
+    if (parser.nextToken() != expected) {
+      throw new IllegalStateException("expected " + expected + ", found " + parser.currentToken());
     }
-    return vector;
+  }
+
+  /**
+   * Reads the array of vectors at the parser's next token ({@code [[n, ...], ...]}); each number
+   * goes through a double, then float, as the values of a parsed JSON tree did.
+   */
+  protected List<float[]> vectorList(JsonParser parser) throws IOException {
+    next(parser, JsonToken.START_ARRAY);
+    List<float[]> vectors = new ArrayList<>();
+    while (parser.nextToken() != JsonToken.END_ARRAY) {
+      vectors.add(floats(parser));
+    }
+    return vectors;
+  }
+
+  /** Reads one array of numbers, the parser on its START_ARRAY, into a float vector. */
+  protected float[] floats(JsonParser parser) throws IOException {
+    if (parser.currentToken() != JsonToken.START_ARRAY) {
+      throw new IllegalStateException("a vector must be an array of numbers");
+    }
+    float[] vector = new float[dimension];
+    int size = 0;
+    JsonToken token;
+    while ((token = parser.nextToken()) != JsonToken.END_ARRAY) {
+      if (token != JsonToken.VALUE_NUMBER_FLOAT && token != JsonToken.VALUE_NUMBER_INT) {
+        throw new IllegalStateException("a vector must hold numbers only");
+      }
+      if (size == vector.length) {
+        vector = Arrays.copyOf(vector, Math.max(8, size * 2));
+      }
+      vector[size++] = (float) parser.getDoubleValue();
+    }
+    return size == vector.length ? vector : Arrays.copyOf(vector, size);
   }
 }

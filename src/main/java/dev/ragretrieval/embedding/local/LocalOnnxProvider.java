@@ -12,15 +12,17 @@ import dev.ragretrieval.embedding.Vectors;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.upstream.Upstream;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.WorkerExecutor;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +30,8 @@ import org.slf4j.LoggerFactory;
 /**
  * bge-small-en-v1.5 (quantized ONNX, 384 dimensions) running in process, from the langchain4j
  * jar on Maven Central. The model loads once, lazily, on a worker thread; inference runs on a
- * dedicated worker pool sized to the processors, never on an event loop. Vectors are L2-normalised.
+ * dedicated worker pool, never on an event loop, one run at a time over every call waiting for it
+ * (up to {@code embedding.local.batch_size} texts). Vectors are L2-normalised.
  *
  * <p>Natives: DJL's tokenizer unpacks under {@code DJL_CACHE_DIR} (system property or env; default
  * {@code ~/.djl.ai}) and onnxruntime under {@code java.io.tmpdir}. When neither DJL variable is set
@@ -45,19 +48,36 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
 
   private final String model;
   private final int maxTextsPerCall;
+  private final int batchSize;
   private final WorkerExecutor workers;
+  private final Upstream upstream;
+  private final RagMetrics metrics;
+  /** Calls waiting for the model, oldest first; guarded by {@code this}. */
+  private final Deque<Waiting> waiting = new ArrayDeque<>();
+  /** Whether a run of the model is under way; guarded by {@code this}. */
+  private boolean running;
   private Future<EmbeddingModel> loaded;
 
-  public LocalOnnxProvider(Vertx vertx, AppConfig.Local config) {
-    this.model = config.model();
-    this.maxTextsPerCall = config.maxTextsPerCall();
-    if (config.dimension() != DIMENSION) {
+  /** One caller's texts, waiting for a run of the model. */
+  private record Waiting(List<String> texts, InputType inputType, Deadline deadline, Promise<List<float[]>> done) {}
+
+  /** What one run of the model did for one caller: vectors, or why none. */
+  private record Answer(Waiting call, List<float[]> vectors, ServiceException failure) {}
+
+  public LocalOnnxProvider(Vertx vertx, AppConfig.Embedding config, RagMetrics metrics) {
+    AppConfig.Local local = config.local();
+    this.model = local.model();
+    this.maxTextsPerCall = local.maxTextsPerCall();
+    this.batchSize = local.batchSize();
+    if (local.dimension() != DIMENSION) {
       LOG.warn("embedding.local.dimension is {} but {} gives {}-dimensional vectors; using {}",
-          config.dimension(), config.model(), DIMENSION, DIMENSION);
+          local.dimension(), local.model(), DIMENSION, DIMENSION);
     }
-    int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
-    // loading the model takes seconds: allow it without blocked-thread warnings
-    this.workers = vertx.createSharedWorkerExecutor("rag-local-embedding", threads, 5, TimeUnit.MINUTES);
+    // one run at a time (ONNX Runtime spreads a run over the cores itself); a second thread loads the model
+    this.workers = vertx.createSharedWorkerExecutor("rag-local-embedding", 2, 5, TimeUnit.MINUTES);
+    this.metrics = metrics;
+    this.upstream = Upstream.inProcess(vertx, metrics, Upstream.Kind.EMBEDDING, "local", "the local model",
+        config.timeout());
   }
 
   @Override
@@ -75,48 +95,101 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
     return maxTextsPerCall;
   }
 
+  /**
+   * Queues the texts for the model. Whenever the model is free it takes the oldest waiting calls,
+   * up to {@code batch_size} texts in all (a larger call goes alone), and embeds them in one run:
+   * concurrent questions share runs instead of queueing one by one.
+   */
   @Override
   public Future<List<float[]>> embed(List<String> texts, InputType inputType, Deadline deadline) {
     if (texts.isEmpty()) {
       return Future.succeededFuture(List.of());
     }
-    long started = System.nanoTime();
-    Future<List<float[]>> result = load().compose(embedder -> workers.executeBlocking(() -> {
-      // queued work whose caller has given up is skipped
-      if (deadline.expired()) {
-        throw deadline.timeout("the local model");
+    return upstream.call("embed", texts.size(), deadline, budget -> {
+      Promise<List<float[]>> done = Promise.promise();
+      synchronized (this) {
+        waiting.add(new Waiting(List.copyOf(texts), inputType, deadline, done));
       }
-      return infer(embedder, texts, inputType);
-    }, false)).recover(failure -> {
-      if (failure instanceof ServiceException) {
-        return Future.failedFuture(failure);
-      }
-      LOG.error("local embedding inference failed", failure);
-      return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR, "the local embedding model failed"));
+      runNext();
+      return done.future();
     });
-    return result.onComplete(done -> RagMetrics.get().embedding("local",
-        Duration.ofNanos(System.nanoTime() - started), texts.size(),
-        done.succeeded() ? "success" : ServiceException.from(done.cause()).code().name().toLowerCase(Locale.ROOT)));
   }
 
   @Override
   public Future<Void> close() {
+    upstream.close();
     return workers.close();
   }
 
-  private static List<float[]> infer(EmbeddingModel embedder, List<String> texts, InputType inputType) {
-    List<TextSegment> segments = new ArrayList<>(texts.size());
-    for (String text : texts) {
-      // langchain4j refuses blank segments; a blank text gets a (meaningless) vector, not a failure
-      String input = text.isBlank() ? "." : text;
-      segments.add(TextSegment.from(inputType == InputType.SEARCH_QUERY ? QUERY_PREFIX + input : input));
+  /** Starts a run of the model on the waiting calls, unless one is under way (it starts the next when done). */
+  private void runNext() {
+    List<Waiting> batch = new ArrayList<>();
+    synchronized (this) {
+      if (running || waiting.isEmpty()) {
+        return;
+      }
+      int texts = 0;
+      while (!waiting.isEmpty() && (batch.isEmpty() || texts + waiting.peek().texts().size() <= batchSize)) {
+        Waiting next = waiting.poll();
+        texts += next.texts().size();
+        batch.add(next);
+      }
+      running = true;
+      metrics.localModelRun(texts);
+    }
+    load().compose(embedder -> workers.executeBlocking(() -> run(embedder, batch), false))
+        .onComplete(done -> {
+          synchronized (this) {
+            running = false;
+          }
+          if (done.succeeded()) {
+            done.result().forEach(answer -> {
+              if (answer.failure() == null) {
+                answer.call().done().complete(answer.vectors());
+              } else {
+                answer.call().done().fail(answer.failure());
+              }
+            });
+          } else {
+            batch.forEach(call -> call.done().fail(done.cause()));
+          }
+          runNext();
+        });
+  }
+
+  /** One run of the model over every call of the batch whose caller is still waiting. */
+  private static List<Answer> run(EmbeddingModel embedder, List<Waiting> batch) {
+    List<Answer> answers = new ArrayList<>(batch.size());
+    List<Waiting> live = new ArrayList<>(batch.size());
+    List<TextSegment> segments = new ArrayList<>();
+    for (Waiting call : batch) {
+      // queued work whose caller has given up is skipped
+      if (call.deadline().expired()) {
+        answers.add(new Answer(call, null, call.deadline().timeout("the local model")));
+        continue;
+      }
+      live.add(call);
+      call.texts().forEach(text -> segments.add(segment(text, call.inputType())));
+    }
+    if (segments.isEmpty()) {
+      return answers;
     }
     List<Embedding> embeddings = embedder.embedAll(segments).content();
-    List<float[]> vectors = new ArrayList<>(embeddings.size());
-    for (Embedding embedding : embeddings) {
-      vectors.add(Vectors.l2Normalize(embedding.vector().clone()));
+    int next = 0;
+    for (Waiting call : live) {
+      List<float[]> vectors = new ArrayList<>(call.texts().size());
+      for (int i = 0; i < call.texts().size(); i++) {
+        vectors.add(Vectors.l2Normalize(embeddings.get(next++).vector().clone()));
+      }
+      answers.add(new Answer(call, vectors, null));
     }
-    return vectors;
+    return answers;
+  }
+
+  private static TextSegment segment(String text, InputType inputType) {
+    // langchain4j refuses blank segments; a blank text gets a (meaningless) vector, not a failure
+    String input = text.isBlank() ? "." : text;
+    return TextSegment.from(inputType == InputType.SEARCH_QUERY ? QUERY_PREFIX + input : input);
   }
 
   private synchronized Future<EmbeddingModel> load() {

@@ -3,9 +3,13 @@ package dev.ragretrieval.embedding.openai;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.embedding.http.HttpEmbeddingProvider;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -18,10 +22,10 @@ import java.util.List;
  */
 public final class OpenAiProvider extends HttpEmbeddingProvider {
 
-  public OpenAiProvider(Vertx vertx, AppConfig.Embedding config) {
+  public OpenAiProvider(Vertx vertx, AppConfig.Embedding config, RagMetrics metrics) {
     super(vertx, config, "openai", "the OpenAI-compatible embedding API",
         join(config.openai().baseUrl(), "/v1/embeddings"), config.openai().apiKey(),
-        config.openai().model(), config.openai().dimensions(), config.openai().maxTextsPerCall());
+        config.openai().model(), config.openai().dimensions(), config.openai().maxTextsPerCall(), metrics);
   }
 
   @Override
@@ -37,23 +41,61 @@ public final class OpenAiProvider extends HttpEmbeddingProvider {
     return body;
   }
 
+  /** Reads {@code data[].index} and {@code data[].embedding}; model and usage are skipped unread. */
   @Override
-  protected List<float[]> vectors(JsonObject body) {
-    JsonArray data = body.getJsonArray("data");
-    List<JsonObject> items = new ArrayList<>(data.size());
-    for (int i = 0; i < data.size(); i++) {
-      items.add(data.getJsonObject(i));
+  protected List<float[]> vectors(JsonParser body) throws IOException {
+    next(body, JsonToken.START_OBJECT);
+    List<Indexed> items = null;
+    while (body.nextToken() == JsonToken.FIELD_NAME) {
+      String field = body.currentName();
+      if (body.nextToken() == JsonToken.START_ARRAY && "data".equals(field)) {
+        items = new ArrayList<>();
+        while (body.nextToken() == JsonToken.START_OBJECT) {
+          items.add(item(body));
+        }
+        if (body.currentToken() != JsonToken.END_ARRAY) {
+          throw new IllegalStateException("data must hold objects");
+        }
+      } else {
+        body.skipChildren();
+      }
     }
-    items.sort(Comparator.comparingInt(item -> item.getInteger("index")));
+    if (items == null) {
+      throw new IllegalStateException("no data in the answer");
+    }
+    items.sort(Comparator.comparingInt(Indexed::index));
     List<float[]> vectors = new ArrayList<>(items.size());
     for (int i = 0; i < items.size(); i++) {
-      if (items.get(i).getInteger("index") != i) {
+      if (items.get(i).index() != i) {
         throw new IllegalStateException("indexes are not 0..n-1");
       }
-      vectors.add(floats(items.get(i).getJsonArray("embedding")));
+      vectors.add(items.get(i).embedding());
     }
     return vectors;
   }
+
+  /** One {@code data} item, the parser on its START_OBJECT. */
+  private Indexed item(JsonParser body) throws IOException {
+    Integer index = null;
+    float[] embedding = null;
+    while (body.nextToken() == JsonToken.FIELD_NAME) {
+      String field = body.currentName();
+      JsonToken value = body.nextToken();
+      if ("index".equals(field) && value.isNumeric()) {
+        index = body.getIntValue();
+      } else if ("embedding".equals(field)) {
+        embedding = floats(body);
+      } else {
+        body.skipChildren();
+      }
+    }
+    if (index == null || embedding == null) {
+      throw new IllegalStateException("a data item needs an index and an embedding");
+    }
+    return new Indexed(index, embedding);
+  }
+
+  private record Indexed(int index, float[] embedding) {}
 
   @Override
   protected String errorMessage(JsonObject body) {

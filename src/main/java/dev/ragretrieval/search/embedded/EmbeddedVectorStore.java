@@ -1,7 +1,7 @@
 package dev.ragretrieval.search.embedded;
 
 import dev.ragretrieval.upstream.Deadline;
-import dev.ragretrieval.upstream.Deadline;
+import dev.ragretrieval.upstream.Upstream;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
@@ -54,11 +54,16 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   private final Path collectionsDir;
   private final WorkerExecutor workers;
-  private final Map<String, LuceneCollection> open = new ConcurrentHashMap<>();
+  /** Lucene work has no upstream timeout of its own: requests bring their deadline, admin work gets this long. */
+  private static final Duration ADMIN = Duration.ofHours(1);
 
-  public EmbeddedVectorStore(Vertx vertx, Path dataDir) {
+  private final Map<String, LuceneCollection> open = new ConcurrentHashMap<>();
+  private final Upstream upstream;
+
+  public EmbeddedVectorStore(Vertx vertx, Path dataDir, RagMetrics metrics) {
     this.collectionsDir = dataDir.resolve("collections");
     this.workers = vertx.createSharedWorkerExecutor("rag-embedded-store", 4);
+    this.upstream = Upstream.inProcess(vertx, metrics, Upstream.Kind.VECTOR_STORE, STORE, "the embedded store", ADMIN);
   }
 
   @Override
@@ -275,9 +280,9 @@ public final class EmbeddedVectorStore implements VectorStore {
     }
   }
 
+  /** Lucene's failures map to contract codes here; deadline checks, metrics and INTERNAL are the seam's. */
   private <T> Future<T> run(String operation, Callable<T> work) {
-    long start = System.nanoTime();
-    return workers.executeBlocking(() -> {
+    return upstream.call(operation, Deadline.in(ADMIN), budget -> workers.executeBlocking(() -> {
       try {
         return work.call();
       } catch (ServiceException e) {
@@ -285,14 +290,18 @@ public final class EmbeddedVectorStore implements VectorStore {
       } catch (LockObtainFailedException e) {
         throw new ServiceException(ErrorCode.CONNECTION_ERROR,
             "the embedded vector store's files are in use by another process");
+      } catch (RuntimeException e) {
+        if (!(e instanceof java.io.UncheckedIOException || e instanceof org.apache.lucene.store.AlreadyClosedException)) {
+          throw e; // a bug of ours: INTERNAL
+        }
+        LOG.warn("embedded vector store {} failed: {}", operation, e.toString());
+        throw new ServiceException(ErrorCode.CONNECTION_ERROR,
+            "the embedded vector store cannot read or write its files");
       } catch (Exception e) {
         LOG.warn("embedded vector store {} failed: {}", operation, e.toString());
         throw new ServiceException(ErrorCode.CONNECTION_ERROR,
             "the embedded vector store cannot read or write its files");
       }
-    }, false).andThen(done -> {
-      String outcome = done.succeeded() ? "success" : ServiceException.from(done.cause()).code().name();
-      RagMetrics.get().vectorStore(STORE, operation, Duration.ofNanos(System.nanoTime() - start), outcome);
-    });
+    }, false));
   }
 }

@@ -1,6 +1,5 @@
 package dev.ragretrieval.search.qdrant;
 
-import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import io.vertx.core.Future;
@@ -17,10 +16,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One unary gRPC call to Qdrant: picks a server, sends the api key as metadata, bounds the call
- * by the request's deadline and the configured timeout, and turns every failure into a
+ * by the budget the upstream seam gives it, and turns every failure into a
  * {@link ServiceException}. The generated convenience stubs expose neither metadata nor
  * deadlines, so calls go through {@code GrpcClient.request(address, method)}.
  */
@@ -29,10 +30,11 @@ final class QdrantChannel {
   /** Qdrant answers with whole payloads; gRPC's 256 KiB default is too small for a batch. */
   private static final long MAX_MESSAGE_BYTES = 64L * 1024 * 1024;
 
+  private static final Logger LOG = LoggerFactory.getLogger(QdrantChannel.class);
+
   private final GrpcClient client;
   private final QdrantEndpoints endpoints;
   private final Optional<String> apiKey;
-  private final long timeoutMillis;
 
   /**
    * @param caCert with tls: PEM CA certificate(s) to trust instead of the JVM's default trust
@@ -42,7 +44,7 @@ final class QdrantChannel {
       Duration timeout) {
     this.endpoints = endpoints;
     this.apiKey = apiKey;
-    this.timeoutMillis = timeout.toMillis();
+    long timeoutMillis = timeout.toMillis();
     HttpClientOptions http = new HttpClientOptions()
         .setProtocolVersion(HttpVersion.HTTP_2)
         .setHttp2ClearTextUpgrade(false) // h2c with prior knowledge, as Qdrant expects
@@ -60,21 +62,21 @@ final class QdrantChannel {
   }
 
   /**
-   * @param deadline the request's; the call also stops at the configured timeout
+   * @param budgetMillis the most this call may take (the seam's per-attempt budget, within the request's deadline)
    * @param collection the collection the call is about, named in a COLLECTION_NOT_FOUND message
    */
-  <Req, Resp> Future<Resp> call(ServiceMethod<Resp, Req> method, Req message, Deadline deadline, String collection) {
-    long now = System.currentTimeMillis();
-    long budget = Math.min(deadline.epochMillis() - now, timeoutMillis);
-    if (budget <= 0) {
-      return Future.failedFuture(deadline.timeout("Qdrant"));
-    }
-    long callDeadline = now + budget;
+  <Req, Resp> Future<Resp> call(ServiceMethod<Resp, Req> method, Req message, long budgetMillis, String collection) {
+    long callDeadline = System.currentTimeMillis() + budgetMillis;
     return attempt(method, message, callDeadline, collection, true)
         .recover(failure -> {
           ServiceException error = QdrantErrors.fromTransport(failure, System.currentTimeMillis() >= callDeadline);
           if (error.code() == ErrorCode.CONNECTION_ERROR) {
             endpoints.connectionFailed();
+          }
+          if (error.getMessage().equals(QdrantErrors.CLOSED_MID_CALL)) {
+            // one line per closed call: under a graceful stop many calls end this way at once
+            LOG.warn("Qdrant closed a {} call mid-way (stream reset, gRPC CANCELLED); it is sent again while attempts and time are left",
+                method.methodName());
           }
           return Future.failedFuture(error);
         });

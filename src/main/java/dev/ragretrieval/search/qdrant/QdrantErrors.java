@@ -6,6 +6,7 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.StreamResetException;
+import io.vertx.grpc.common.GrpcErrorException;
 import io.vertx.grpc.common.GrpcStatus;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -28,7 +29,9 @@ final class QdrantErrors {
           ? ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, "Qdrant: " + clip(message))
           : collectionNotFound(collection);
       case UNAVAILABLE -> new ServiceException(ErrorCode.CONNECTION_ERROR, "Qdrant is unavailable");
-      case DEADLINE_EXCEEDED, CANCELLED -> timeout();
+      case DEADLINE_EXCEEDED -> timeout();
+      // Qdrant cancels the calls it still holds when it stops gracefully: not an answer, an outage
+      case CANCELLED -> closedMidCall();
       case RESOURCE_EXHAUSTED -> new ServiceException(ErrorCode.RATE_LIMIT, "Qdrant is rate limiting requests",
           null, retryAfter(headers, trailers));
       // about the request or the key, not Qdrant's health: permanent, so they never open the circuit
@@ -46,10 +49,14 @@ final class QdrantErrors {
   /** A failure that is not a gRPC status: the connection, the deadline, or something unexpected. */
   static ServiceException fromTransport(Throwable failure, boolean deadlinePassed) {
     if (failure instanceof ServiceException e) {
-      return e;
+      // our own deadline also ends the call with CANCELLED: then it is a timeout, not an outage
+      return deadlinePassed && e.code() == ErrorCode.CONNECTION_ERROR ? timeout() : e;
     }
     if (deadlinePassed || failure instanceof TimeoutException) {
       return timeout();
+    }
+    if (isReset(failure)) {
+      return closedMidCall();
     }
     if (isConnectionFailure(failure)) {
       return new ServiceException(ErrorCode.CONNECTION_ERROR, "cannot reach Qdrant");
@@ -94,6 +101,26 @@ final class QdrantErrors {
     }
     return false;
   }
+
+  /** The call's stream was reset by the server mid-call (RST_STREAM; vert.x reports gRPC CANCELLED). */
+  static boolean isReset(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof GrpcErrorException || t instanceof StreamResetException) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
+  }
+
+  /** 503 with a Retry-After: the call never finished, another Qdrant (or this one, restarted) can answer it. */
+  static ServiceException closedMidCall() {
+    return new ServiceException(ErrorCode.CONNECTION_ERROR, CLOSED_MID_CALL, null, 1);
+  }
+
+  static final String CLOSED_MID_CALL = "Qdrant closed the call (restarting?)";
 
   static ServiceException collectionNotFound(String collection) {
     return new ServiceException(ErrorCode.COLLECTION_NOT_FOUND, "collection '" + collection + "' does not exist");

@@ -11,9 +11,9 @@ import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.search.VectorStore;
-import dev.ragretrieval.upstream.Circuit;
 import dev.ragretrieval.upstream.Retry;
 import io.qdrant.client.grpc.Collections.CollectionDescription;
+import dev.ragretrieval.upstream.Upstream;
 import io.qdrant.client.grpc.Collections.CollectionOperationResponse;
 import io.qdrant.client.grpc.Collections.CreateCollection;
 import io.qdrant.client.grpc.Collections.DeleteCollection;
@@ -54,7 +54,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Supplier;
 
 /**
  * The vector store on a Qdrant server, over gRPC. Calls carry the api key and a deadline; a rate
@@ -68,26 +67,28 @@ public final class QdrantVectorStore implements VectorStore {
   private static final Duration RESOLVE_EVERY = Duration.ofSeconds(30);
 
   private final QdrantChannel channel;
-  private final Retry retry;
-  private final Circuit circuit;
+  private final Upstream upstream;
   private final long timeoutMillis;
   private final int maxAttempts;
   /** collection -> vector name ("" = the single unnamed vector) */
   private final Map<String, String> vectorNames = new ConcurrentHashMap<>();
 
   /** Uses {@link #retryPolicy} and the JVM's DNS resolver. */
-  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config) {
-    this(vertx, config, retryPolicy(config), HostResolver.SYSTEM);
+  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, RagMetrics metrics) {
+    this(vertx, config, retryPolicy(config), HostResolver.SYSTEM, metrics);
   }
 
   /** {@code resolver} finds every address of {@code config.host()}; calls rotate over them. */
-  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver) {
+  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver,
+      RagMetrics metrics) {
     String host = config.host().orElseThrow(() -> new IllegalArgumentException("Qdrant host is not configured"));
     QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver, RESOLVE_EVERY);
     this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.caCert(),
         config.timeout());
-    this.retry = new Retry(vertx, policy, STORE);
-    this.circuit = new Circuit(vertx, STORE, "Qdrant", config.circuit());
+    // only a rate limit or an unreachable server is worth the same call again
+    this.upstream = new Upstream(vertx, metrics, Upstream.Kind.VECTOR_STORE, STORE, "Qdrant", policy,
+        config.circuit(), config.timeout(),
+        e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR);
     this.timeoutMillis = config.timeout().toMillis();
     this.maxAttempts = policy.maxAttempts();
   }
@@ -100,10 +101,10 @@ public final class QdrantVectorStore implements VectorStore {
   @Override
   public Future<List<ScoredPoint>> search(SearchRequest request) {
     Deadline deadline = request.deadline();
-    return timed("search", () -> vectorName(request.collection(), deadline)
-        .compose(using -> withRetry(() -> channel.call(VxPointsGrpcClient.Query, query(request, using), deadline,
-            request.collection()), deadline))
-        .map(response -> scored(response.getResultList())));
+    return vectorName(request.collection(), "search", deadline)
+        .compose(using -> upstream.call("search", deadline, budget -> channel.call(VxPointsGrpcClient.Query,
+            query(request, using), budget, request.collection())))
+        .map(response -> scored(response.getResultList()));
   }
 
   @Override
@@ -120,10 +121,11 @@ public final class QdrantVectorStore implements VectorStore {
     @SuppressWarnings("unchecked")
     List<ScoredPoint>[] results = new List[requests.size()];
     List<Future<Void>> calls = new ArrayList<>();
-    byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, deadline).compose(using -> {
+    byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, "search_batch", deadline).compose(using -> {
       QueryBatchPoints.Builder batch = QueryBatchPoints.newBuilder().setCollectionName(collection);
       indexes.forEach(i -> batch.addQueryPoints(query(requests.get(i), using)));
-      return withRetry(() -> channel.call(VxPointsGrpcClient.QueryBatch, batch.build(), deadline, collection), deadline);
+      return upstream.call("search_batch", deadline,
+          budget -> channel.call(VxPointsGrpcClient.QueryBatch, batch.build(), budget, collection));
     }).compose(response -> {
       if (response.getResultCount() != indexes.size()) {
         return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
@@ -135,14 +137,13 @@ public final class QdrantVectorStore implements VectorStore {
       }
       return Future.succeededFuture();
     })));
-    return timed("search_batch", () -> Future.all(calls).map(done -> List.copyOf(Arrays.asList(results))));
+    return Future.all(calls).map(done -> List.copyOf(Arrays.asList(results)));
   }
 
   @Override
   public Future<CollectionInfo> collectionInfo(String collection) {
     Deadline deadline = adminDeadline();
-    return timed("collection_info",
-        () -> describe(collection, deadline)
+    return describe(collection, "collection_info", deadline)
             .compose(info -> {
               VectorsConfig vectors = info.getConfig().getParams().getVectorsConfig();
               int size = (int) vectorSize(vectors, vectorName(vectors));
@@ -150,16 +151,16 @@ public final class QdrantVectorStore implements VectorStore {
                 return Future.succeededFuture(new CollectionInfo(collection, size, info.getPointsCount(), false));
               }
               CountPoints count = CountPoints.newBuilder().setCollectionName(collection).setExact(true).build();
-              return withRetry(() -> channel.call(VxPointsGrpcClient.Count, count, deadline, collection), deadline)
+              return upstream.call("collection_info", deadline,
+                      budget -> channel.call(VxPointsGrpcClient.Count, count, budget, collection))
                   .map(counted -> new CollectionInfo(collection, size, counted.getResult().getCount(), false));
-            }));
+            });
   }
 
   @Override
   public Future<List<CollectionInfo>> collections(Deadline deadline) {
-    return timed("list_collections",
-        () -> withRetry(() -> channel.call(VxCollectionsGrpcClient.List, ListCollectionsRequest.getDefaultInstance(),
-            deadline, null), deadline)
+    return upstream.call("list_collections", deadline,
+            budget -> channel.call(VxCollectionsGrpcClient.List, ListCollectionsRequest.getDefaultInstance(), budget, null))
             .compose(listed -> {
               List<Future<CollectionInfo>> infos = listed.getCollectionsList().stream()
                   .map(CollectionDescription::getName)
@@ -171,13 +172,13 @@ public final class QdrantVectorStore implements VectorStore {
                   .toList();
               return Future.all(infos).map(done -> infos.stream()
                   .map(Future::result).filter(java.util.Objects::nonNull).toList());
-            }));
+            });
   }
 
   @Override
   public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
     vectorNames.remove(collection);
-    return timed("create_collection", () -> createWithIndexes(collection, vectorSize, indexedKeys));
+    return createWithIndexes(collection, vectorSize, indexedKeys);
   }
 
   private Future<Void> createWithIndexes(String collection, int vectorSize, List<String> indexedKeys) {
@@ -187,7 +188,8 @@ public final class QdrantVectorStore implements VectorStore {
         .setVectorsConfig(VectorsConfig.newBuilder()
             .setParams(VectorParams.newBuilder().setSize(vectorSize).setDistance(Distance.Cosine)))
         .build();
-    Future<?> chain = withRetry(() -> channel.call(VxCollectionsGrpcClient.Create, create, deadline, collection), deadline)
+    Future<?> chain = upstream.call("create_collection", deadline,
+            budget -> channel.call(VxCollectionsGrpcClient.Create, create, budget, collection))
         .compose(QdrantVectorStore::acknowledged);
     for (String key : indexedKeys) {
       CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder()
@@ -198,8 +200,8 @@ public final class QdrantVectorStore implements VectorStore {
           .build();
       chain = chain.compose(done -> {
         Deadline indexDeadline = adminDeadline();
-        return withRetry(
-            () -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, indexDeadline, collection), indexDeadline);
+        return upstream.call("create_collection", indexDeadline,
+            budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection));
       });
     }
     return chain.mapEmpty();
@@ -210,12 +212,12 @@ public final class QdrantVectorStore implements VectorStore {
     Deadline deadline = adminDeadline();
     vectorNames.remove(collection);
     DeleteCollection delete = DeleteCollection.newBuilder().setCollectionName(collection).build();
-    return timed("delete_collection",
-        () -> withRetry(() -> channel.call(VxCollectionsGrpcClient.Delete, delete, deadline, collection), deadline)
+    return upstream.call("delete_collection", deadline,
+            budget -> channel.call(VxCollectionsGrpcClient.Delete, delete, budget, collection))
             .<Void>mapEmpty()
             // deleting what is not there is done already
             .recover(failure -> failure instanceof ServiceException e && e.code() == ErrorCode.COLLECTION_NOT_FOUND
-                ? Future.succeededFuture() : Future.failedFuture(failure)));
+                ? Future.succeededFuture() : Future.failedFuture(failure));
   }
 
   @Override
@@ -224,15 +226,16 @@ public final class QdrantVectorStore implements VectorStore {
       return Future.succeededFuture();
     }
     Deadline deadline = adminDeadline();
-    return timed("upsert", () -> vectorName(collection, deadline).compose(using -> {
+    return vectorName(collection, "upsert", deadline).compose(using -> {
       UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true);
       points.forEach(point -> upsert.addPoints(PointStruct.newBuilder()
           .setId(QdrantPayloads.toPointId(point.id()))
           .putAllPayload(QdrantPayloads.toPayload(point.payload()))
           .setVectors(vectors(point.vector(), using))));
       UpsertPoints message = upsert.build();
-      return withRetry(() -> channel.call(VxPointsGrpcClient.Upsert, message, deadline, collection), deadline);
-    }).mapEmpty());
+      return upstream.call("upsert", points.size(), deadline,
+          budget -> channel.call(VxPointsGrpcClient.Upsert, message, budget, collection));
+    }).mapEmpty();
   }
 
   @Override
@@ -243,8 +246,8 @@ public final class QdrantVectorStore implements VectorStore {
         .setWait(true)
         .setPoints(PointsSelector.newBuilder().setFilter(QdrantFilters.staleChunks(sourceUrl, keepIds)))
         .build();
-    return timed("delete_stale",
-        () -> withRetry(() -> channel.call(VxPointsGrpcClient.Delete, delete, deadline, collection), deadline).mapEmpty());
+    return upstream.call("delete_stale", deadline,
+        budget -> channel.call(VxPointsGrpcClient.Delete, delete, budget, collection)).mapEmpty();
   }
 
   @Override
@@ -255,17 +258,16 @@ public final class QdrantVectorStore implements VectorStore {
         .setLimit(limit)
         .setExact(true)
         .build();
-    return timed("facet",
-        () -> withRetry(() -> channel.call(VxPointsGrpcClient.Facet, facet, deadline, collection), deadline)
+    return upstream.call("facet", deadline, budget -> channel.call(VxPointsGrpcClient.Facet, facet, budget, collection))
             .map(response -> response.getHitsList().stream()
                 .sorted(Comparator.comparingLong(FacetHit::getCount).reversed())
                 .map(hit -> new FacetCount(facetValue(hit), hit.getCount()))
-                .toList()));
+                .toList());
   }
 
   @Override
   public Future<Void> close() {
-    circuit.close();
+    upstream.close();
     return channel.close();
   }
 
@@ -284,18 +286,20 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /** The collection's vector name, asked of Qdrant once and remembered (failures are not). */
-  private Future<String> vectorName(String collection, Deadline deadline) {
+  private Future<String> vectorName(String collection, String operation, Deadline deadline) {
     String known = vectorNames.get(collection);
     if (known != null) {
       return Future.succeededFuture(known);
     }
-    return describe(collection, deadline).map(info -> vectorName(info.getConfig().getParams().getVectorsConfig()));
+    return describe(collection, operation, deadline)
+        .map(info -> vectorName(info.getConfig().getParams().getVectorsConfig()));
   }
 
   /** Asks Qdrant about the collection and remembers its vector name. */
-  private Future<io.qdrant.client.grpc.Collections.CollectionInfo> describe(String collection, Deadline deadline) {
+  private Future<io.qdrant.client.grpc.Collections.CollectionInfo> describe(String collection, String operation,
+      Deadline deadline) {
     GetCollectionInfoRequest get = GetCollectionInfoRequest.newBuilder().setCollectionName(collection).build();
-    return withRetry(() -> channel.call(VxCollectionsGrpcClient.Get, get, deadline, collection), deadline)
+    return upstream.call(operation, deadline, budget -> channel.call(VxCollectionsGrpcClient.Get, get, budget, collection))
         .map(response -> {
           io.qdrant.client.grpc.Collections.CollectionInfo info = response.getResult();
           vectorNames.put(collection, vectorName(info.getConfig().getParams().getVectorsConfig()));
@@ -362,21 +366,5 @@ public final class QdrantVectorStore implements VectorStore {
   /** Calls outside a client request (readiness, ingestion): every attempt may use the whole timeout. */
   private Deadline adminDeadline() {
     return Deadline.in(Duration.ofMillis(timeoutMillis * maxAttempts));
-  }
-
-  /**
-   * Every Qdrant call goes through here: the circuit breaker, then retries. Only a rate limit or an
-   * unreachable server is worth the same call again.
-   */
-  private <T> Future<T> withRetry(Supplier<Future<T>> attempt, Deadline deadline) {
-    return circuit.call(() -> retry.call(attempt, deadline,
-        e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR));
-  }
-
-  private static <T> Future<T> timed(String operation, Supplier<Future<T>> call) {
-    long start = System.nanoTime();
-    return call.get().andThen(outcome -> RagMetrics.get().vectorStore(STORE, operation,
-        Duration.ofNanos(System.nanoTime() - start),
-        outcome.succeeded() ? "success" : ServiceException.from(outcome.cause()).code().name()));
   }
 }

@@ -38,7 +38,7 @@ class EmbeddedVectorStoreTest {
 
   @BeforeEach
   void seed(Vertx vertx, VertxTestContext test) {
-    store = new EmbeddedVectorStore(vertx, dataDir);
+    store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
     store.createCollection(C, 3, List.of("chapter", "section"))
         .compose(v -> store.upsert(C, List.of(
             point("a", new float[] {1, 0, 0}, "ch1", "Nodes", 0),
@@ -221,7 +221,7 @@ class EmbeddedVectorStoreTest {
   void persistence(Vertx vertx, VertxTestContext test) {
     store.close()
         .compose(v -> {
-          store = new EmbeddedVectorStore(vertx, dataDir);
+          store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
           return store.collectionInfo(C);
         })
         .compose(info -> {

@@ -139,6 +139,36 @@ class QdrantFailuresTest {
   }
 
   @Test
+  @DisplayName("a call whose stream Qdrant resets (stopping gracefully) is sent again on a fresh connection and answers")
+  void resetStreamRetried(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 3);
+    await(store.search(search(1.0f))); // the collection's vector name is known: the next call is one Query
+
+    qdrant.resetNext(1);
+
+    assertThat(await(store.search(search(1.0f)))).extracting(ScoredPoint::payload)
+        .containsExactly(new JsonObject().put("text", "one"));
+    assertThat(qdrant.callCount("Query")).isEqualTo(3);
+  }
+
+  @Test
+  @DisplayName("streams reset on every attempt are 503 CONNECTION_ERROR with a Retry-After, never 502 or 504")
+  void resetStreamIsConnectionError(Vertx vertx) {
+    QdrantTestServer qdrant = server(vertx, null);
+    QdrantVectorStore store = store(vertx, qdrant, null, 2);
+    await(store.search(search(1.0f)));
+
+    qdrant.resetNext(2);
+    ServiceException error = failure(store.search(search(1.0f)));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.CONNECTION_ERROR);
+    assertThat(error.code().httpStatus()).isEqualTo(503);
+    assertThat(error.retryAfterSeconds()).isPositive();
+    assertThat(error.getMessage()).isEqualTo("Qdrant closed the call (restarting?)");
+  }
+
+  @Test
   @DisplayName("a stopped server is CONNECTION_ERROR")
   void serverStopped(Vertx vertx) {
     QdrantTestServer qdrant = server(vertx, null);
@@ -215,7 +245,7 @@ class QdrantFailuresTest {
     QdrantTestServer qdrant = server(vertx, null);
     AppConfig.Qdrant tls = new AppConfig.Qdrant(Optional.of("127.0.0.1"), qdrant.port(), Optional.of(KEY), true,
         "docs", Set.of(), Duration.ofSeconds(3), 1);
-    QdrantVectorStore store = new QdrantVectorStore(vertx, tls);
+    QdrantVectorStore store = new QdrantVectorStore(vertx, tls, dev.ragretrieval.observability.RagMetrics.detached());
     stores.add(store);
 
     ServiceException error = failure(store.search(search(1.0f)));
@@ -235,7 +265,7 @@ class QdrantFailuresTest {
 
   private QdrantVectorStore store(Vertx vertx, QdrantTestServer qdrant, String key, int attempts) {
     QdrantVectorStore store = new QdrantVectorStore(vertx, config("127.0.0.1", qdrant.port(), key, attempts),
-        new Retry.Policy(attempts, Duration.ofMillis(20), Duration.ofMillis(200)), HostResolver.SYSTEM);
+        new Retry.Policy(attempts, Duration.ofMillis(20), Duration.ofMillis(200)), HostResolver.SYSTEM, dev.ragretrieval.observability.RagMetrics.detached());
     stores.add(store);
     return store;
   }

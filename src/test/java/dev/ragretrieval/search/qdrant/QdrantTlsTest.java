@@ -127,7 +127,7 @@ class QdrantTlsTest {
 
   private QdrantVectorStore store(Vertx vertx, Map<String, String> env) {
     AppConfig.Qdrant config = ConfigLoader.fromJson(new JsonObject(), env).qdrant();
-    QdrantVectorStore store = new QdrantVectorStore(vertx, config);
+    QdrantVectorStore store = new QdrantVectorStore(vertx, config, dev.ragretrieval.observability.RagMetrics.detached());
     stores.add(store);
     return store;
   }

@@ -1,0 +1,59 @@
+package dev.ragretrieval.bench;
+
+import dev.ragretrieval.testing.CohereTestServer;
+import dev.ragretrieval.testing.QdrantTestServer;
+import dev.ragretrieval.testing.TestStack;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The bench's upstreams in a process of their own, so the service's CPU counters measure the
+ * service alone: the tests' gRPC {@link QdrantTestServer} seeded with {@link TestStack#CHUNKS}, the
+ * {@link CohereTestServer} answering after a fixed delay, and a control port whose
+ * {@code GET /counts} says how many embed calls and inputs Cohere has received.
+ *
+ * <p>Arguments: qdrant port, cohere port, control port, dimension, cohere delay ms, qdrant delay ms.
+ * Prints {@code ready} once every port listens; stops when stdin closes (the bench has gone).
+ */
+public final class StandIns {
+
+  private StandIns() {}
+
+  public static void main(String[] args) throws Exception {
+    int qdrantPort = Integer.parseInt(args[0]);
+    int coherePort = Integer.parseInt(args[1]);
+    int controlPort = Integer.parseInt(args[2]);
+    int dimension = Integer.parseInt(args[3]);
+    long cohereMs = Long.parseLong(args[4]);
+    long qdrantMs = Long.parseLong(args[5]);
+    Vertx vertx = Vertx.vertx();
+    QdrantTestServer qdrant = QdrantTestServer.start(vertx, qdrantPort, null)
+        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    CohereTestServer cohere = CohereTestServer.start(vertx, TestStack.COHERE_KEY, dimension, coherePort)
+        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    cohere.recordRequests(false);
+    cohere.delay(Duration.ofMillis(cohereMs));
+    qdrant.delay(Duration.ofMillis(qdrantMs));
+    qdrant.createCollection(TestStack.COLLECTION, dimension);
+    for (int i = 0; i < TestStack.CHUNKS.length; i++) {
+      String id = UUID.nameUUIDFromBytes(("chunk-" + i).getBytes(StandardCharsets.UTF_8)).toString();
+      qdrant.upsert(TestStack.COLLECTION, id, CohereTestServer.vectorFor(TestStack.CHUNKS[i][2], dimension),
+          TestStack.payload(i));
+    }
+    vertx.createHttpServer()
+        .requestHandler(request -> request.response().putHeader("Content-Type", "application/json")
+            .end(new JsonObject().put("calls", cohere.callCount()).put("inputs", cohere.inputCount()).encode()))
+        .listen(controlPort, "127.0.0.1")
+        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    System.out.println("ready");
+    System.out.flush();
+    while (System.in.read() >= 0) {
+      // the bench holds our stdin open while it needs us
+    }
+    vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+}
