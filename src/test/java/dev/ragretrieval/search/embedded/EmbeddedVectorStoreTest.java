@@ -193,7 +193,7 @@ class EmbeddedVectorStoreTest {
     store.createCollection("another", 2, List.of())
         .compose(v -> store.close())
         .compose(v -> {
-          store = new EmbeddedVectorStore(vertx, dataDir);
+          store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
           return store.collections(Deadline.in(second));
         })
         .onComplete(test.succeeding(listed -> test.verify(() -> {
@@ -207,7 +207,7 @@ class EmbeddedVectorStoreTest {
   @Test
   @DisplayName("collections of an empty data directory is an empty list")
   void noCollections(Vertx vertx, VertxTestContext test) {
-    EmbeddedVectorStore empty = new EmbeddedVectorStore(vertx, dataDir.resolve("nothing-here"));
+    EmbeddedVectorStore empty = new EmbeddedVectorStore(vertx, dataDir.resolve("nothing-here"), dev.ragretrieval.observability.RagMetrics.detached());
     empty.collections(Deadline.in(java.time.Duration.ofSeconds(5)))
         .eventually(() -> empty.close())
         .onComplete(test.succeeding(listed -> test.verify(() -> {
