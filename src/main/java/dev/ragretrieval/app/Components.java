@@ -6,18 +6,21 @@ import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.embedding.EmbeddingProviders;
 import dev.ragretrieval.embedding.EmbeddingVerticle;
 import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.rerank.Reranker;
+import dev.ragretrieval.rerank.Rerankers;
 import dev.ragretrieval.retrieval.RetrievalService;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.search.VectorStores;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The composition root: the one place the running parts are built, in one order (configuration
- * and metrics in; embedding provider and its verticle; vector store; retrieval service), for
+ * and metrics in; embedding provider and its verticle; vector store; reranker; retrieval service), for
  * {@code serve} ({@link Application}) and every CLI verb alike. The Vertx instance, the config and
  * the metrics stay the caller's.
  */
@@ -32,6 +35,7 @@ public final class Components {
   private String embeddingDeployment;
   private EmbeddingClient embeddings;
   private VectorStore store;
+  private Optional<Reranker> reranker = Optional.empty();
   private RetrievalService retrieval;
 
   private Components(Vertx vertx, AppConfig config, RagMetrics metrics) {
@@ -46,7 +50,10 @@ public final class Components {
     return parts.startEmbedding()
         .compose(v -> parts.startStore())
         .map(v -> {
-          parts.retrieval = new RetrievalService(parts.embeddings, parts.store, config);
+          parts.reranker = Rerankers.create(vertx, config, metrics);
+          parts.reranker.ifPresent(r -> LOG.info("rerank: {} over the first {}x top_k candidates", r.model(),
+              config.retrieval().rerank().candidatesPerResult()));
+          parts.retrieval = new RetrievalService(parts.embeddings, parts.store, config, parts.reranker);
           return parts;
         })
         .recover(failure -> parts.close().transform(closed -> Future.failedFuture(failure)));
@@ -81,6 +88,7 @@ public final class Components {
     Future<Void> undeployed = embeddingDeployment == null ? Future.succeededFuture()
         : quietly("undeploying the embedding verticle", () -> vertx.undeploy(embeddingDeployment));
     return undeployed
+        .compose(v -> reranker.isEmpty() ? Future.succeededFuture() : quietly("closing the reranker", reranker.get()::close))
         .compose(v -> store == null ? Future.succeededFuture() : quietly("closing the vector store", store::close))
         .compose(v -> provider == null ? Future.succeededFuture()
             : quietly("closing the embedding provider", provider::close));

@@ -219,7 +219,34 @@ public record AppConfig(
       int maxBatchQueries,
       int maxTextChars,
       List<String> filterKeys,
-      Map<String, List<String>> payloadKeys) {}
+      Map<String, List<String>> payloadKeys,
+      boolean hybridByDefault,
+      Rerank rerank) {
+
+    /** Hybrid where the collection supports it, rerank off. */
+    public Retrieval(int maxQueryChars, int defaultTopK, int maxTopK, boolean clampTopK, double defaultScoreThreshold,
+        int maxContextChars, int maxBatchQueries, int maxTextChars, List<String> filterKeys,
+        Map<String, List<String>> payloadKeys) {
+      this(maxQueryChars, defaultTopK, maxTopK, clampTopK, defaultScoreThreshold, maxContextChars, maxBatchQueries,
+          maxTextChars, filterKeys, payloadKeys, true, Rerank.OFF);
+    }
+  }
+
+  /**
+   * Optional reranking of the first {@code candidatesPerResult * top_k} hits (at most
+   * {@code maxCandidates}) into the top_k; {@code provider} is "none" or "cohere".
+   */
+  public record Rerank(String provider, String model, int candidatesPerResult, int maxCandidates) {
+    public static final Rerank OFF = new Rerank("none", "rerank-v3.5", 4, 1000);
+
+    public boolean enabled() {
+      return !"none".equals(provider);
+    }
+
+    public int candidates(int topK) {
+      return Math.max(topK, Math.min(maxCandidates, topK * candidatesPerResult));
+    }
+  }
 
   public record Store(Path dataDir, boolean loadSampleBook) {}
 

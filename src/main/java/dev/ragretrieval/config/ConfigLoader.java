@@ -78,6 +78,9 @@ public final class ConfigLoader {
     ENV_PATHS.put("RAG_QUERY_CACHE_SIZE", "embedding.query_cache_size");
     ENV_PATHS.put("RAG_LOCAL_EMBED_BATCH", "embedding.local.batch_size");
     ENV_PATHS.put("EMBEDDING_CA_CERT", "embedding.ca_cert");
+    ENV_PATHS.put("RAG_SEARCH_MODE", "retrieval.search_mode");
+    ENV_PATHS.put("RERANK_PROVIDER", "retrieval.rerank.provider");
+    ENV_PATHS.put("COHERE_RERANK_MODEL", "retrieval.rerank.model");
     ENV_PATHS.put("RAG_DATA_DIR", "store.data_dir");
     ENV_PATHS.put("RAG_LOAD_SAMPLE_BOOK", "store.load_sample_book");
     ENV_PATHS.put("RAG_LOG_LEVEL", "logging.level");
@@ -215,7 +218,9 @@ public final class ConfigLoader {
         intIn(retrieval, "retrieval.max_batch_queries", "max_batch_queries", 32, 1, 1024),
         intIn(retrieval, "retrieval.max_text_chars", "max_text_chars", 10000, 100, 10_000_000),
         strings(retrieval, "filter_keys", List.of("chapter", "section")),
-        payloadKeys(section(retrieval, "payload_keys")));
+        payloadKeys(section(retrieval, "payload_keys")),
+        hybridByDefault(str(retrieval, "search_mode", "hybrid")),
+        rerank(section(retrieval, "rerank")));
 
     Store storeConfig = new Store(
         Path.of(str(store, "data_dir", "./data")),
@@ -233,6 +238,25 @@ public final class ConfigLoader {
         bool(logging, "RAG_LOG_QUERY_TEXT", "log_query_text", false));
 
     return new AppConfig(httpConfig, security, qdrantConfig, embedding, retrievalConfig, storeConfig, loggingConfig);
+  }
+
+  private static boolean hybridByDefault(String mode) {
+    return switch (mode.trim().toLowerCase(Locale.ROOT)) {
+      case "hybrid" -> true;
+      case "dense" -> false;
+      default -> throw new ConfigException("RAG_SEARCH_MODE (retrieval.search_mode) must be hybrid or dense");
+    };
+  }
+
+  private static AppConfig.Rerank rerank(JsonObject rerank) {
+    String provider = str(rerank, "provider", "none").trim().toLowerCase(Locale.ROOT);
+    if (!provider.equals("none") && !provider.equals("cohere")) {
+      throw new ConfigException("RERANK_PROVIDER (retrieval.rerank.provider) must be none or cohere");
+    }
+    return new AppConfig.Rerank(provider,
+        str(rerank, "model", AppConfig.Rerank.OFF.model()),
+        intIn(rerank, "retrieval.rerank.candidates_per_result", "candidates_per_result", 4, 1, 100),
+        intIn(rerank, "retrieval.rerank.max_candidates", "max_candidates", 1000, 1, 1000));
   }
 
   private static Provider provider(String value, Optional<String> cohereKey) {

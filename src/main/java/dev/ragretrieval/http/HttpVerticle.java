@@ -257,10 +257,18 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   /**
-   * meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error
-   * event. Two writes: meta at once, everything else together once the search has answered.
+   * meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event.
+   * The search is planned first, so meta tells the search mode really used; a failure there is
+   * still an ordinary error response. Two writes: meta at once, everything else together once the
+   * search has answered.
    */
-  private void stream(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
+  private void stream(Exchange exchange, StreamFormat format, RetrievalRequest unplanned, Deadline deadline) {
+    service.plan(unplanned, deadline)
+        .onSuccess(request -> streamPlanned(exchange, format, request, deadline))
+        .onFailure(exchange::fail);
+  }
+
+  private void streamPlanned(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
     exchange.startStream(format);
     exchange.events().add("meta", json -> ResultJson.meta(json, exchange.queryId(), request)).send();
     service.retrieve(request, exchange.queryId(), deadline)

@@ -3,6 +3,7 @@ package dev.ragretrieval.retrieval;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.search.SearchMode;
 import io.vertx.core.MultiMap;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
@@ -25,7 +26,7 @@ public final class RequestParser {
   private static final List<String> THRESHOLD_KEYS = List.of("score_threshold", "similarity_threshold");
   private static final List<String> FILTER_KEYS = List.of("filter", "filters");
   /** Query-string parameters copied as strings ({@code q} is the short form of {@code query}). */
-  private static final List<String> STRING_PARAMS = List.of("query", "text", "query_text", "q", "collection");
+  private static final List<String> STRING_PARAMS = List.of("query", "text", "query_text", "q", "collection", "search_mode");
   private static final List<String> NUMBER_PARAMS =
       List.of("top_k", "k", "score_threshold", "similarity_threshold", "max_context_chars");
   private static final Pattern COLLECTION_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
@@ -60,7 +61,9 @@ public final class RequestParser {
         filter(body),
         collection(body.getValue("collection")),
         flag(body, "include_context"),
-        maxContextChars(body));
+        maxContextChars(body),
+        searchMode(body),
+        null);
   }
 
   /** The query string of GET /v1/retrieve/stream, typed as the JSON body would be. */
@@ -264,6 +267,17 @@ public final class RequestParser {
       throw invalid("'" + key + "' must be true or false", field(key));
     }
     return b;
+  }
+
+  /** "dense" or "hybrid"; absent = the service's default (hybrid where the collection supports it). */
+  private static SearchMode searchMode(JsonObject body) {
+    Object value = body.getValue("search_mode");
+    if (value == null) {
+      return null;
+    }
+    return (value instanceof String s ? SearchMode.parse(s) : java.util.Optional.<SearchMode>empty())
+        .orElseThrow(() -> invalid("'search_mode' must be \"dense\" or \"hybrid\"",
+            field("search_mode").put("allowed", new JsonArray().add("dense").add("hybrid"))));
   }
 
   private int maxContextChars(JsonObject body) {

@@ -149,6 +149,9 @@ public final class ResultJson {
     if (chunk.truncated()) {
       json.writeBooleanField("truncated", true);
     }
+    if (chunk.relevanceScore() != null) {
+      json.writeNumberField("relevance_score", chunk.relevanceScore());
+    }
     json.writeEndObject();
   }
 
@@ -164,6 +167,12 @@ public final class ResultJson {
     json.writeEndArray();
   }
 
+  /**
+   * The request's parameters and, once planned, how the search ran: {@code search_mode} (the mode
+   * used), {@code ranking} ("cosine", "rrf" or "rerank"), {@code fallback} (only when hybrid was
+   * wanted but the collection has no BM25 index), and {@code rerank_model} / {@code rerank_candidates}
+   * when a reranker ordered the results.
+   */
   public static JsonObject searchParams(RetrievalRequest request) {
     return new JsonObject(encode(json -> searchParams(json, request)));
   }
@@ -174,6 +183,22 @@ public final class ResultJson {
     json.writeNumberField("score_threshold", request.scoreThreshold());
     json.writeFieldName("filter");
     JacksonCodec.encodeJson(request.filterEcho() == null ? EMPTY : request.filterEcho(), json);
+    SearchPlan plan = request.plan();
+    if (plan == null) {
+      if (request.searchMode() != null) {
+        json.writeStringField("search_mode", request.searchMode().wireName());
+      }
+    } else {
+      json.writeStringField("search_mode", plan.mode().wireName());
+      json.writeStringField("ranking", plan.ranking());
+      if (plan.fallback() != null) {
+        json.writeStringField("fallback", plan.fallback());
+      }
+      if (plan.reranked()) {
+        json.writeStringField("rerank_model", plan.rerankModel());
+        json.writeNumberField("rerank_candidates", plan.candidates());
+      }
+    }
     json.writeEndObject();
   }
 

@@ -7,8 +7,11 @@ import dev.ragretrieval.embedding.EmbeddingClient;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.CollectionInfo;
+import dev.ragretrieval.rerank.RerankHit;
+import dev.ragretrieval.rerank.Reranker;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.ScoredPoint;
+import dev.ragretrieval.search.SearchMode;
 import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.search.VectorStore;
 import io.vertx.core.Future;
@@ -18,12 +21,18 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
  * A request flows one way: validate -> embed -> search -> map. Each step returns a Future; the
  * HTTP layer composes them and writes the answer. Deadlines are absolute epoch millis and go down
  * to the embedding call and the vector search unchanged.
+ *
+ * <p>Before the search, {@link #plan} settles the search mode: the one asked for, else the
+ * configured default (hybrid), falling back to dense when the collection has no BM25 index. With
+ * a reranker configured, the search returns {@code candidates} hits and the reranker orders them
+ * into the top_k; the score threshold has already applied to the cosine by then.
  */
 public final class RetrievalService {
 
@@ -33,13 +42,47 @@ public final class RetrievalService {
   private final RequestParser parser;
   private final PayloadMapper mapper;
   private final ContextAssembler assembler = new ContextAssembler();
+  private final boolean hybridByDefault;
+  private final AppConfig.Rerank rerankConfig;
+  private final Reranker reranker; // null = results stay in search order
 
+  /** Without a reranker. */
   public RetrievalService(EmbeddingClient embeddings, VectorStore store, AppConfig config) {
+    this(embeddings, store, config, Optional.empty());
+  }
+
+  public RetrievalService(EmbeddingClient embeddings, VectorStore store, AppConfig config, Optional<Reranker> reranker) {
     this.embeddings = embeddings;
     this.store = store;
     this.embeddingModel = config.embedding().modelName();
     this.parser = new RequestParser(config.retrieval(), config.qdrant());
     this.mapper = new PayloadMapper(config.retrieval());
+    this.hybridByDefault = config.retrieval().hybridByDefault();
+    this.rerankConfig = config.retrieval().rerank();
+    this.reranker = reranker.orElse(null);
+  }
+
+  /**
+   * The request with its {@link SearchPlan}: dense when asked; else hybrid when the collection
+   * has a BM25 index, dense with a {@code fallback} reason when not. Fails like a search would
+   * (COLLECTION_NOT_FOUND, CONNECTION_ERROR, ...). A planned request is returned as it is.
+   */
+  public Future<RetrievalRequest> plan(RetrievalRequest request, Deadline deadline) {
+    if (request.plan() != null) {
+      return Future.succeededFuture(request);
+    }
+    String rerankModel = reranker == null ? null : reranker.model();
+    int candidates = reranker == null ? request.topK() : rerankConfig.candidates(request.topK());
+    SearchMode wanted = request.searchMode() != null ? request.searchMode()
+        : hybridByDefault ? SearchMode.HYBRID : SearchMode.DENSE;
+    if (wanted == SearchMode.DENSE) {
+      return Future.succeededFuture(request.withPlan(new SearchPlan(SearchMode.DENSE, null, rerankModel, candidates)));
+    }
+    return guarded(() -> store.hybrid(request.collection(), deadline)).map(hybrid -> request.withPlan(hybrid
+        ? new SearchPlan(SearchMode.HYBRID, null, rerankModel, candidates)
+        : new SearchPlan(SearchMode.DENSE, "collection '" + request.collection() + "' has no BM25 index"
+            + " (written before hybrid search); re-ingest it with --recreate to search it hybrid",
+            rerankModel, candidates)));
   }
 
   public RequestParser parser() {
@@ -55,11 +98,12 @@ public final class RetrievalService {
   }
 
   /** Embeds the query, searches and maps the hits. */
-  public Future<RetrievalResult> retrieve(RetrievalRequest request, String queryId, Deadline deadline) {
+  public Future<RetrievalResult> retrieve(RetrievalRequest unplanned, String queryId, Deadline deadline) {
     long started = System.nanoTime();
-    return timed(embed(List.of(request.query()), deadline))
+    return plan(unplanned, deadline).compose(request -> timed(embed(List.of(request.query()), deadline))
         .compose(embedded -> timed(search(request, embedded.value().get(0), deadline))
-            .map(found -> result(queryId, request, found.value(), started, embedded.ms(), found.ms())));
+            .compose(found -> rank(request, found.value(), deadline)
+                .map(chunks -> result(queryId, request, chunks, started, embedded.ms(), found.ms())))));
   }
 
   /** Distinct values of a filterable payload key, most frequent first. */
@@ -96,6 +140,30 @@ public final class RetrievalService {
         promise.fail(slots.get(i).error());
       }
     }
+    if (valid.isEmpty()) {
+      return promises.stream().map(Promise::future).toList();
+    }
+    List<Future<RetrievalRequest>> planning = valid.stream().map(i -> plan(slots.get(i).request(), deadline)).toList();
+    Future.join(planning).onComplete(planned -> {
+      // a slot whose collection cannot be asked fails alone; the others go on planned
+      List<RequestParser.Slot> ready = new ArrayList<>(slots);
+      List<Integer> searchable = new ArrayList<>();
+      for (int v = 0; v < valid.size(); v++) {
+        int i = valid.get(v);
+        if (planning.get(v).failed()) {
+          promises.get(i).fail(ServiceException.from(planning.get(v).cause()));
+        } else {
+          ready.set(i, new RequestParser.Slot(planning.get(v).result(), null));
+          searchable.add(i);
+        }
+      }
+      embedAndSearch(ready, searchable, queryIds, promises, started, deadline);
+    });
+    return promises.stream().map(Promise::future).toList();
+  }
+
+  private void embedAndSearch(List<RequestParser.Slot> slots, List<Integer> valid, List<String> queryIds,
+      List<Promise<RetrievalResult>> promises, long started, Deadline deadline) {
     if (!valid.isEmpty()) {
       List<String> texts = valid.stream().map(i -> slots.get(i).request().query()).toList();
       timed(embed(texts, deadline)).onComplete(embedded -> {
@@ -111,7 +179,6 @@ public final class RetrievalService {
             promises, started, deadline));
       });
     }
-    return promises.stream().map(Promise::future).toList();
   }
 
   private void searchGroup(List<Integer> group, List<Integer> valid, List<RequestParser.Slot> slots,
@@ -127,8 +194,11 @@ public final class RetrievalService {
           promises.get(slot).fail(ServiceException.from(found.cause()));
         } else {
           List<ScoredPoint> hits = found.result().value().size() > g ? found.result().value().get(g) : List.of();
-          promises.get(slot).complete(result(queryIds.get(slot), slots.get(slot).request(), hits, started,
-              embedded.ms(), found.result().ms()));
+          RetrievalRequest request = slots.get(slot).request();
+          double searchMs = found.result().ms();
+          rank(request, hits, deadline)
+              .map(chunks -> result(queryIds.get(slot), request, chunks, started, embedded.ms(), searchMs))
+              .onComplete(promises.get(slot));
         }
       }
     });
@@ -152,15 +222,34 @@ public final class RetrievalService {
     }
   }
 
+  /** A planned request's search: its mode, and as many hits as the reranker (if any) should see. */
   private static SearchRequest searchRequest(RetrievalRequest request, float[] vector, Deadline deadline) {
-    return new SearchRequest(request.collection(), vector, request.topK(), (float) request.scoreThreshold(),
-        request.filter(), deadline);
+    SearchPlan plan = request.plan();
+    return new SearchRequest(request.collection(), vector, plan.candidates(), (float) request.scoreThreshold(),
+        request.filter(), deadline, request.query(), plan.mode());
   }
 
-  private RetrievalResult result(String queryId, RetrievalRequest request, List<ScoredPoint> hits,
+  /** The hits as results: the top_k in search order, or the candidates reranked into the top_k. */
+  private Future<List<RetrievedChunk>> rank(RetrievalRequest request, List<ScoredPoint> hits, Deadline deadline) {
+    if (!request.plan().reranked() || reranker == null) {
+      return Future.succeededFuture(mapper.map(hits.size() > request.topK() ? hits.subList(0, request.topK()) : hits));
+    }
+    List<RetrievedChunk> candidates = mapper.map(hits);
+    List<String> texts = candidates.stream().map(c -> c.text() == null ? "" : c.text()).toList();
+    return guarded(() -> reranker.rerank(request.query(), texts, request.topK(), deadline)).map(order -> {
+      List<RetrievedChunk> out = new ArrayList<>(order.size());
+      for (RerankHit hit : order) {
+        if (out.size() == request.topK()) {
+          break;
+        }
+        out.add(candidates.get(hit.index()).reranked(out.size() + 1, hit.relevanceScore()));
+      }
+      return out;
+    });
+  }
+
+  private RetrievalResult result(String queryId, RetrievalRequest request, List<RetrievedChunk> chunks,
       long started, double embedMs, double searchMs) {
-    List<ScoredPoint> top = hits.size() > request.topK() ? hits.subList(0, request.topK()) : hits;
-    List<RetrievedChunk> chunks = mapper.map(top);
     return new RetrievalResult(queryId, request.query(), request.collection(), embeddingModel,
         RetrievalResult.Status.of(chunks.size(), request.topK()), chunks, request,
         (System.nanoTime() - started) / 1e6, embedMs, searchMs);

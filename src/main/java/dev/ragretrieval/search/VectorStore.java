@@ -12,11 +12,23 @@ import java.util.List;
  */
 public interface VectorStore {
 
-  /** Nearest points by cosine similarity, best first, at most {@code limit}, none below the threshold. */
+  /**
+   * Nearest points by cosine similarity, best first, at most {@code limit}, none below the threshold.
+   * A {@link SearchMode#HYBRID} request on a collection with a keyword index is ranked by reciprocal
+   * rank fusion of the dense and the keyword lists instead; scores stay the cosine.
+   */
   Future<List<ScoredPoint>> search(SearchRequest request);
 
   /** Several searches in one round trip; results in request order. */
   Future<List<List<ScoredPoint>>> searchBatch(List<SearchRequest> requests);
+
+  /**
+   * Whether the collection has the keyword (BM25) index hybrid search needs. Fails with
+   * COLLECTION_NOT_FOUND when it does not exist. Stores cache it where asking costs a call.
+   */
+  default Future<Boolean> hybrid(String collection, Deadline deadline) {
+    return collectionInfo(collection).map(CollectionInfo::hybrid);
+  }
 
   /** Fails with COLLECTION_NOT_FOUND when it does not exist. */
   Future<CollectionInfo> collectionInfo(String collection);
@@ -24,7 +36,10 @@ public interface VectorStore {
   /** Every collection in the store, sorted by name (GET /v1/collections). */
   Future<List<CollectionInfo>> collections(Deadline deadline);
 
-  /** Creates a cosine collection of the given vector size with payload indexes on the filter keys. */
+  /**
+   * Creates a cosine collection of the given vector size with payload indexes on the filter keys,
+   * and a keyword (BM25) index over each point's {@link KeywordText}.
+   */
   Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys);
 
   /** Deletes the collection; succeeds when it did not exist. */

@@ -81,8 +81,10 @@ class RetrievalApiTest {
     assertThat(body.getString("embedding_model")).isEqualTo("embed-english-v3.0");
     assertThat(body.getString("status")).isEqualTo("success");
     assertThat(body.getInteger("count")).isEqualTo(5);
-    assertThat(body.getJsonObject("search_params")).isEqualTo(new JsonObject()
-        .put("top_k", 5).put("score_threshold", 0.05).put("filter", new JsonObject()));
+    // the stack's collection has no BM25 index: the default (hybrid) falls back to dense and says so
+    assertThat(body.getJsonObject("search_params").copy().put("fallback", "...")).isEqualTo(new JsonObject()
+        .put("top_k", 5).put("score_threshold", 0.05).put("filter", new JsonObject())
+        .put("search_mode", "dense").put("ranking", "cosine").put("fallback", "..."));
     assertThat(body.getDouble("execution_time_ms")).isNotNegative();
     assertThat(body.getJsonObject("timings_ms").fieldNames()).containsExactlyInAnyOrder("embed", "search");
   }
@@ -207,8 +209,9 @@ class RetrievalApiTest {
     assertThat(response.getHeader("Content-Type")).isEqualTo("text/event-stream");
     List<Event> events = Http.sse(response.bodyAsString());
     assertThat(events).extracting(Event::name).containsExactly("meta", "chunk", "chunk", "context", "done");
-    assertThat(events.get(0).data().getJsonObject("search_params")).isEqualTo(new JsonObject()
-        .put("top_k", 2).put("score_threshold", 0.01).put("filter", new JsonObject().put("chapter", "module-1-ros2")));
+    assertThat(events.get(0).data().getJsonObject("search_params").copy().put("fallback", "...")).isEqualTo(new JsonObject()
+        .put("top_k", 2).put("score_threshold", 0.01).put("filter", new JsonObject().put("chapter", "module-1-ros2"))
+        .put("search_mode", "dense").put("ranking", "cosine").put("fallback", "..."));
     assertThat(events.get(1).data().getString("chapter")).isEqualTo("module-1-ros2");
   }
 

@@ -127,4 +127,36 @@ class SampleBookEvalTest {
       test.completeNow();
     })));
   }
+
+  @Test
+  @Timeout(value = 3, timeUnit = TimeUnit.MINUTES)
+  @DisplayName("hybrid search (BM25 + dense, RRF) runs hybrid, meets the gates, and is at least as good as dense on MRR")
+  void hybridMeetsTheGates(VertxTestContext test) throws IOException {
+    run("dense").compose(dense -> {
+      try {
+        return run("hybrid").map(hybrid -> List.of(dense, hybrid));
+      } catch (IOException e) {
+        return Future.failedFuture(e);
+      }
+    }).onComplete(test.succeeding(reports -> test.verify(() -> {
+      EvalReport dense = reports.get(0);
+      EvalReport hybrid = reports.get(1);
+      System.out.println(hybrid.header());
+      hybrid.table().forEach(System.out::println);
+      Metrics all = hybrid.overall();
+      assertThat(hybrid.searchModesUsed()).containsExactly("hybrid");
+      assertThat(all.errors()).isZero();
+      assertThat(all.mrr()).as("hybrid MRR@5 vs dense").isGreaterThanOrEqualTo(dense.overall().mrr());
+      // measured: hit@1 0.948, hit@5 1.000, MRR@5 0.970, nDCG@5 0.969 (dense: 0.862, 0.983, 0.911, 0.927)
+      assertThat(all.hitAtK()).as("hit@5").isGreaterThanOrEqualTo(0.97);
+      assertThat(all.hitAt1()).as("hit@1").isGreaterThanOrEqualTo(0.90);
+      assertThat(all.mrr()).as("MRR@5").isGreaterThanOrEqualTo(0.94);
+      // measured per category: hit@5 1.000, MRR@5 >= 0.917
+      hybrid.byCategory().forEach((category, m) -> {
+        assertThat(m.hitAtK()).as(category + " hit@5").isGreaterThanOrEqualTo(0.95);
+        assertThat(m.mrr()).as(category + " MRR@5").isGreaterThanOrEqualTo(0.88);
+      });
+      test.completeNow();
+    })));
+  }
 }

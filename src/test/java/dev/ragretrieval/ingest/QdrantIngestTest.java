@@ -90,4 +90,20 @@ class QdrantIngestTest {
         })
         .onComplete(test.succeedingThenComplete());
   }
+
+  @Test
+  @DisplayName("ingest creates the bm25 sparse vector with the IDF modifier, and every chunk gets its BM25 vector from a qdrant/bm25 document")
+  void ingestsSparseVectors(VertxTestContext test) {
+    ingestor.ingest(SampleBook.pages(), Ingestor.Options.of("textbook_chunks", false, KEYS))
+        .onComplete(test.succeeding(report -> test.verify(() -> {
+          assertThat(qdrant.sparseVectorConfig("textbook_chunks"))
+              .containsExactly(java.util.Map.entry("bm25", io.qdrant.client.grpc.Collections.Modifier.Idf));
+          assertThat(qdrant.ids("textbook_chunks")).allSatisfy(id ->
+              assertThat(qdrant.sparseVectors("textbook_chunks", id).get("bm25")).isNotEmpty());
+          String id = Chunker.pointId("docs/module-1-ros2/05-qos-profiles", 0);
+          assertThat(qdrant.sparseVectors("textbook_chunks", id).get("bm25"))
+              .containsKey(dev.ragretrieval.testing.QdrantTestBm25.termId("qos"));
+          test.completeNow();
+        })));
+  }
 }

@@ -267,4 +267,18 @@ class RequestParserTest {
     assertCode(() -> parser.filterKey("text"), ErrorCode.INVALID_REQUEST, "key");
     assertCode(() -> parser.filterKey(null), ErrorCode.INVALID_REQUEST, "key");
   }
+
+  @Test
+  @DisplayName("search_mode: dense or hybrid in any case, absent = the service's default, anything else INVALID_REQUEST")
+  void searchMode() {
+    assertThat(parser.parse(body("{\"query\": \"q\", \"search_mode\": \"DENSE\"}")).searchMode())
+        .isEqualTo(dev.ragretrieval.search.SearchMode.DENSE);
+    assertThat(parser.parse(body("{\"query\": \"q\", \"search_mode\": \"hybrid\"}")).searchMode())
+        .isEqualTo(dev.ragretrieval.search.SearchMode.HYBRID);
+    assertThat(parser.parse(body("{\"query\": \"q\"}")).searchMode()).isNull();
+    assertThat(parser.parse(MultiMap.caseInsensitiveMultiMap().add("query", "q").add("search_mode", "dense")).searchMode())
+        .isEqualTo(dev.ragretrieval.search.SearchMode.DENSE);
+    assertCode(() -> parser.parse(body("{\"query\": \"q\", \"search_mode\": \"sparse\"}")), ErrorCode.INVALID_REQUEST, "search_mode");
+    assertCode(() -> parser.parse(body("{\"query\": \"q\", \"search_mode\": 1}")), ErrorCode.INVALID_REQUEST, "search_mode");
+  }
 }

@@ -43,6 +43,12 @@ import java.util.regex.Pattern;
  *       "type"}}}. The {@code data} items come back in <em>reverse</em> order on purpose: clients
  *       must sort by {@code index}. A wrong key's 401 message repeats the key it received (stricter
  *       than OpenAI, which masks it) so tests prove a client never passes upstream text on.</li>
+ *   <li>Cohere's {@code POST /v2/rerank}: {@code {"model", "query", "documents", "top_n"?}}
+ *       answered by {@code {"id", "results": [{"index", "relevance_score"}], "meta"}}, most
+ *       relevant first. The relevance is deterministic: the share of the query's words (stop words
+ *       aside, a plural's "s" dropped) the document contains, ties in document order
+ *       ({@link #relevance}). Same key and fault handling as {@code /v2/embed}; {@code model},
+ *       {@code query} and 1..1000 string {@code documents} required, else 400.</li>
  * </ul>
  *
  * <p>Faults for tests: {@link #failNext}, {@link #badJsonNext} and {@link #wrongDimensionNext}
@@ -328,7 +334,8 @@ public final class CohereTestServer {
       boolean post = request.method() == HttpMethod.POST;
       boolean cohere = post && "/v2/embed".equals(request.path());
       boolean openai = post && "/v1/embeddings".equals(request.path());
-      if (!cohere && !openai) {
+      boolean rerank = post && "/v2/rerank".equals(request.path());
+      if (!cohere && !openai && !rerank) {
         send(request, 404, new JsonObject().put("message", "no route for " + request.method() + " " + request.path()), null);
         return;
       }
@@ -345,6 +352,8 @@ public final class CohereTestServer {
       Runnable answer = () -> {
         if (cohere) {
           answerCohere(request, json, fault);
+        } else if (rerank) {
+          answerRerank(request, json, fault);
         } else {
           answerOpenAi(request, json, fault);
         }
@@ -391,6 +400,77 @@ public final class CohereTestServer {
             .put("api_version", new JsonObject().put("version", "2"))
             .put("billed_units", new JsonObject().put("input_tokens", tokens)))
         .put("response_type", "embeddings_by_type"), null);
+  }
+
+  private void answerRerank(HttpServerRequest request, JsonObject body, Fault fault) {
+    if (fault != null && fault.kind == Kind.STATUS) {
+      send(request, fault.status, new JsonObject().put("message", "injected failure (HTTP " + fault.status + ")"), fault.retryAfter);
+      return;
+    }
+    if (!("Bearer " + apiKey).equals(request.getHeader("Authorization"))) {
+      send(request, 401, new JsonObject().put("message", "invalid api token"), null);
+      return;
+    }
+    String refusal = rerankRefusal(body);
+    if (refusal != null) {
+      send(request, 400, new JsonObject().put("message", "invalid request: " + refusal), null);
+      return;
+    }
+    if (fault != null && fault.kind == Kind.BAD_JSON) {
+      sendRaw(request, "{\"id\": \"x\", \"results\": [{\"index\": 0,");
+      return;
+    }
+    JsonArray documents = body.getJsonArray("documents");
+    String query = body.getString("query");
+    List<JsonObject> scored = new ArrayList<>();
+    for (int i = 0; i < documents.size(); i++) {
+      scored.add(new JsonObject().put("index", i).put("relevance_score", relevance(query, documents.getString(i))));
+    }
+    scored.sort((a, b) -> Double.compare(b.getDouble("relevance_score"), a.getDouble("relevance_score")));
+    int topN = body.getInteger("top_n", documents.size());
+    send(request, 200, new JsonObject()
+        .put("id", UUID.randomUUID().toString())
+        .put("results", new JsonArray(new ArrayList<>(scored.subList(0, Math.min(topN, scored.size())))))
+        .put("meta", new JsonObject()
+            .put("api_version", new JsonObject().put("version", "2"))
+            .put("billed_units", new JsonObject().put("search_units", 1))), null);
+  }
+
+  /** The stand-in's relevance: the share of the query's content words found in the document. */
+  public static double relevance(String query, String document) {
+    Set<String> wanted = new java.util.LinkedHashSet<>(words(query));
+    wanted.removeAll(STOP_WORDS);
+    if (wanted.isEmpty()) {
+      return 0;
+    }
+    Set<String> present = new java.util.HashSet<>(words(document));
+    long found = wanted.stream().filter(present::contains).count();
+    return (double) found / wanted.size();
+  }
+
+  private static String rerankRefusal(JsonObject body) {
+    if (body == null) {
+      return "body must be a JSON object";
+    }
+    if (!(body.getValue("model") instanceof String model) || model.isBlank()) {
+      return "model is required";
+    }
+    if (!(body.getValue("query") instanceof String)) {
+      return "query is required";
+    }
+    if (!(body.getValue("documents") instanceof JsonArray documents) || documents.isEmpty() || documents.size() > 1000) {
+      return "documents must hold 1 to 1000 items";
+    }
+    for (Object d : documents) {
+      if (!(d instanceof String)) {
+        return "documents must be strings";
+      }
+    }
+    Object topN = body.getValue("top_n");
+    if (topN != null && (!(topN instanceof Integer n) || n < 1)) {
+      return "top_n must be a positive integer";
+    }
+    return null;
   }
 
   /** What Cohere would refuse in this body, or null. */

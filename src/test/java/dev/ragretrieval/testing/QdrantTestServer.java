@@ -41,9 +41,13 @@ import java.util.function.Supplier;
  * brute-force cosine search. Tests and benchmarks point a {@code QdrantVectorStore} at it.
  *
  * <h2>What it implements</h2>
- * Collections: Get, List, Create (one dense Cosine vector, unnamed or named), Delete,
- * CollectionExists. Points: Query (nearest dense vector; limit, offset, score_threshold, filter,
- * with_payload enable/include/exclude, using), QueryBatch, Upsert (dense or legacy data vectors),
+ * Collections: Get, List, Create (one dense Cosine vector, unnamed or named, plus sparse vectors
+ * with or without the IDF modifier), Delete, CollectionExists. Points: Query (nearest dense,
+ * sparse or {@code Document} vector; prefetch, nested, with fusion RRF (k 2, as Qdrant) or a
+ * nearest rescoring over the prefetched points; limit, offset, score_threshold, filter,
+ * with_payload enable/include/exclude, with_vectors, using), QueryBatch, Upsert (dense or legacy
+ * data vectors; sparse vectors as indices/values or as a {@code Document} with model
+ * {@code qdrant/bm25}, inferred as Qdrant does: {@link QdrantTestBm25}),
  * Delete (ids or filter), Count, CreateFieldIndex, Facet. Filters: must / must_not / should /
  * min_should, nested filters, HasId, is_empty, is_null, keyword / integer / boolean matches,
  * keywords / integers (any of), except matches and numeric ranges. Every other RPC answers
@@ -52,6 +56,8 @@ import java.util.function.Supplier;
  * <h2>Qdrant's answers</h2>
  * NOT_FOUND "Not found: Collection `x` doesn't exist!" for a missing collection; INVALID_ARGUMENT
  * "Wrong input: Vector dimension error: expected dim: N, got M" for a wrong vector size;
+ * INVALID_ARGUMENT "Wrong input: Not existing vector name error: x" for a vector name the
+ * collection lacks (in a query's {@code using} or an upserted point);
  * UNAUTHENTICATED when the server was started with a required api key and a call carries none or
  * another one (metadata {@code api-key}); ALREADY_EXISTS when creating an existing collection.
  * Query without with_payload returns no payload, as Qdrant does; limit defaults to 10.
@@ -164,6 +170,30 @@ public final class QdrantTestServer {
     store.createCollection(name, dimension, vectorName);
   }
 
+  /**
+   * A collection as this service's ingest creates one for hybrid search: the unnamed dense vector
+   * and the sparse vector {@code sparseName} with the IDF modifier.
+   */
+  public void createHybridCollection(String name, int dimension, String sparseName) {
+    store.createCollection(name, dimension, "");
+    store.addSparseVector(name, sparseName, io.qdrant.client.grpc.Collections.Modifier.Idf);
+  }
+
+  /** The collection's sparse vectors as created: name -> modifier. */
+  public Map<String, io.qdrant.client.grpc.Collections.Modifier> sparseVectorConfig(String collection) {
+    return store.sparseConfig(collection);
+  }
+
+  /** Every Query received (each query of a QueryBatch too), oldest first: what a client really sent. */
+  public List<io.qdrant.client.grpc.Points.QueryPoints> queries() {
+    return store.queries();
+  }
+
+  /** The sparse vectors stored for a point (name -> term id -> weight), or null. */
+  public Map<String, Map<Integer, Float>> sparseVectors(String collection, String id) {
+    return store.sparseVectors(collection, id);
+  }
+
   public boolean collectionExists(String name) {
     return store.exists(name);
   }
@@ -175,6 +205,18 @@ public final class QdrantTestServer {
       payload.forEach(e -> fields.put(e.getKey(), value(e.getValue())));
     }
     store.put(collection, QdrantTestStore.parseId(id), vector, fields);
+  }
+
+  /**
+   * Stores a point with the sparse vector {@code sparseName} inferred from {@code bm25Text} as
+   * Qdrant's {@code qdrant/bm25} model would (the collection must have that sparse vector).
+   */
+  public void upsert(String collection, String id, float[] vector, JsonObject payload, String sparseName, String bm25Text) {
+    Map<String, Value> fields = new LinkedHashMap<>();
+    if (payload != null) {
+      payload.forEach(e -> fields.put(e.getKey(), value(e.getValue())));
+    }
+    store.put(collection, QdrantTestStore.parseId(id), vector, fields, Map.of(sparseName, QdrantTestBm25.document(bm25Text)));
   }
 
   /** Points in the collection; 0 when it does not exist. */

@@ -14,6 +14,9 @@ import io.qdrant.client.grpc.Collections.DeleteCollection;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.GetCollectionInfoRequest;
 import io.qdrant.client.grpc.Collections.GetCollectionInfoResponse;
+import io.qdrant.client.grpc.Collections.Modifier;
+import io.qdrant.client.grpc.Collections.SparseVectorConfig;
+import io.qdrant.client.grpc.Collections.SparseVectorParams;
 import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
 import io.qdrant.client.grpc.Collections.ListCollectionsResponse;
 import io.qdrant.client.grpc.Collections.PayloadSchemaInfo;
@@ -35,6 +38,15 @@ import io.qdrant.client.grpc.Points.FacetHit;
 import io.qdrant.client.grpc.Points.FacetResponse;
 import io.qdrant.client.grpc.Points.FacetValue;
 import io.qdrant.client.grpc.Points.FieldType;
+import io.qdrant.client.grpc.Points.NamedVectorsOutput;
+import io.qdrant.client.grpc.Points.PrefetchQuery;
+import io.qdrant.client.grpc.Points.Query;
+import io.qdrant.client.grpc.Points.DenseVector;
+import io.qdrant.client.grpc.Points.SparseVector;
+import io.qdrant.client.grpc.Points.VectorInput;
+import io.qdrant.client.grpc.Points.VectorOutput;
+import io.qdrant.client.grpc.Points.VectorsOutput;
+import io.qdrant.client.grpc.Points.WithVectorsSelector;
 import io.qdrant.client.grpc.Points.PointStruct;
 import io.qdrant.client.grpc.Points.PointsOperationResponse;
 import io.qdrant.client.grpc.Points.QueryBatchPoints;
@@ -64,18 +76,28 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The in-memory data behind {@link QdrantTestServer}: collections of points searched by exact
- * brute-force cosine similarity. Every method is synchronized: the server calls it from its event
+ * brute-force cosine similarity, sparse vectors (given as indices and values, or as a
+ * {@code Document} with model {@code qdrant/bm25}, inferred by {@link QdrantTestBm25}) searched by
+ * dot product with the IDF modifier, and the Query API's prefetch with RRF fusion. Every method is synchronized: the server calls it from its event
  * loop, tests call it from their own thread. Errors are {@link StatusException}s with Qdrant's codes
  * and message texts.
  */
 final class QdrantTestStore {
 
   /** One stored point; {@code key} is the normalised id ("u:" + uuid or "n:" + number). */
-  record StoredPoint(PointId id, float[] vector, Map<String, Value> payload) {}
+  record StoredPoint(PointId id, float[] vector, Map<String, Value> payload, Map<String, Map<Integer, Float>> sparse) {
+    StoredPoint(PointId id, float[] vector, Map<String, Value> payload) {
+      this(id, vector, payload, Map.of());
+    }
+  }
+
+  /** Qdrant's default RRF k (lib/segment/src/common/reciprocal_rank_fusion.rs: DEFAULT_RRF_K). */
+  static final int RRF_K = 2;
 
   static final class TestCollection {
     final int dimension;
     final String vectorName; // "" = one unnamed vector
+    final Map<String, Modifier> sparseVectors = new TreeMap<>(); // sparse vector name -> modifier
     final Map<String, StoredPoint> points = new LinkedHashMap<>();
     final Map<String, FieldType> indexes = new TreeMap<>();
 
@@ -84,6 +106,8 @@ final class QdrantTestStore {
       this.vectorName = vectorName;
     }
   }
+
+  private final List<QueryPoints> queries = new ArrayList<>();
 
   private final Map<String, TestCollection> collections = new LinkedHashMap<>();
   private final AtomicLong operationIds = new AtomicLong();
@@ -97,11 +121,39 @@ final class QdrantTestStore {
     collections.put(name, new TestCollection(dimension, vectorName == null ? "" : vectorName));
   }
 
+  synchronized void addSparseVector(String collection, String name, Modifier modifier) {
+    collection(collection).sparseVectors.put(name, modifier);
+  }
+
+  synchronized Map<String, Modifier> sparseConfig(String collection) {
+    return Map.copyOf(collection(collection).sparseVectors);
+  }
+
+  /** Every Query (and each query of a QueryBatch) received, oldest first. */
+  synchronized List<QueryPoints> queries() {
+    return List.copyOf(queries);
+  }
+
+  synchronized Map<String, Map<Integer, Float>> sparseVectors(String collection, String id) {
+    StoredPoint p = collection(collection).points.get(key(parseId(id)));
+    return p == null ? null : Map.copyOf(p.sparse());
+  }
+
   synchronized void put(String collection, PointId id, float[] vector, Map<String, Value> payload) {
+    put(collection, id, vector, payload, Map.of());
+  }
+
+  synchronized void put(String collection, PointId id, float[] vector, Map<String, Value> payload,
+      Map<String, Map<Integer, Float>> sparse) {
     TestCollection c = collection(collection);
     checkDimension(c, vector.length);
+    for (String name : sparse.keySet()) {
+      if (!c.sparseVectors.containsKey(name)) {
+        throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: Not existing vector name error: " + name);
+      }
+    }
     PointId normal = normalise(id);
-    c.points.put(key(normal), new StoredPoint(normal, vector.clone(), new LinkedHashMap<>(payload)));
+    c.points.put(key(normal), new StoredPoint(normal, vector.clone(), new LinkedHashMap<>(payload), Map.copyOf(sparse)));
   }
 
   synchronized long count(String collection) {
@@ -142,6 +194,11 @@ final class QdrantTestStore {
     } else {
       throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer supports one dense vector per collection");
     }
+    if (request.hasSparseVectorsConfig()) {
+      TestCollection c = collections.get(request.getCollectionName());
+      request.getSparseVectorsConfig().getMapMap().forEach((name, params) ->
+          c.sparseVectors.put(name, params.hasModifier() ? params.getModifier() : Modifier.None));
+    }
     return CollectionOperationResponse.newBuilder().setResult(true).build();
   }
 
@@ -156,13 +213,19 @@ final class QdrantTestStore {
     VectorsConfig vectors = c.vectorName.isEmpty()
         ? VectorsConfig.newBuilder().setParams(params).build()
         : VectorsConfig.newBuilder().setParamsMap(VectorParamsMap.newBuilder().putMap(c.vectorName, params)).build();
+    CollectionParams.Builder collectionParams = CollectionParams.newBuilder().setShardNumber(1).setVectorsConfig(vectors);
+    if (!c.sparseVectors.isEmpty()) {
+      SparseVectorConfig.Builder sparse = SparseVectorConfig.newBuilder();
+      c.sparseVectors.forEach((name, modifier) -> sparse.putMap(name, modifier == Modifier.None
+          ? SparseVectorParams.getDefaultInstance() : SparseVectorParams.newBuilder().setModifier(modifier).build()));
+      collectionParams.setSparseVectorsConfig(sparse);
+    }
     CollectionInfo.Builder info = CollectionInfo.newBuilder()
         .setStatus(CollectionStatus.Green)
         .setSegmentsCount(1)
         .setPointsCount(c.points.size())
         .setIndexedVectorsCount(c.points.size())
-        .setConfig(CollectionConfig.newBuilder().setParams(CollectionParams.newBuilder()
-            .setShardNumber(1).setVectorsConfig(vectors)));
+        .setConfig(CollectionConfig.newBuilder().setParams(collectionParams));
     c.indexes.forEach((field, type) -> info.putPayloadSchema(field, PayloadSchemaInfo.newBuilder()
         .setDataType(schemaType(type)).setPoints(c.points.size()).build()));
     return GetCollectionInfoResponse.newBuilder().setResult(info).build();
@@ -194,7 +257,7 @@ final class QdrantTestStore {
     for (PointStruct p : request.getPointsList()) {
       float[] vector = vectorOf(c, p);
       checkDimension(c, vector.length);
-      accepted.add(new StoredPoint(normalise(p.getId()), vector, new LinkedHashMap<>(p.getPayloadMap())));
+      accepted.add(new StoredPoint(normalise(p.getId()), vector, new LinkedHashMap<>(p.getPayloadMap()), sparseOf(c, p)));
     }
     accepted.forEach(p -> c.points.put(key(p.id()), p));
     return completed();
@@ -222,6 +285,7 @@ final class QdrantTestStore {
   }
 
   synchronized QueryResponse query(QueryPoints request) {
+    queries.add(request);
     return QueryResponse.newBuilder().addAllResult(search(request.getCollectionName(), request)).build();
   }
 
@@ -229,6 +293,7 @@ final class QdrantTestStore {
     collection(request.getCollectionName());
     QueryBatchResponse.Builder out = QueryBatchResponse.newBuilder();
     for (QueryPoints q : request.getQueryPointsList()) {
+      queries.add(q);
       out.addResult(BatchResult.newBuilder().addAllResult(search(request.getCollectionName(), q)));
     }
     return out.build();
@@ -260,47 +325,250 @@ final class QdrantTestStore {
 
   // ---- search ----
 
+  /** What QueryPoints and PrefetchQuery share: a query over the prefetches' results, or over all points. */
+  private record Step(List<PrefetchQuery> prefetch, Query query, String using, Filter filter, Float threshold, long limit) {
+    static Step of(QueryPoints q) {
+      return new Step(q.getPrefetchList(), q.hasQuery() ? q.getQuery() : null, q.hasUsing() ? q.getUsing() : "",
+          q.hasFilter() ? q.getFilter() : null, q.hasScoreThreshold() ? q.getScoreThreshold() : null,
+          q.hasLimit() ? q.getLimit() : 10);
+    }
+
+    static Step of(PrefetchQuery q) {
+      return new Step(q.getPrefetchList(), q.hasQuery() ? q.getQuery() : null, q.hasUsing() ? q.getUsing() : "",
+          q.hasFilter() ? q.getFilter() : null, q.hasScoreThreshold() ? q.getScoreThreshold() : null,
+          q.hasLimit() ? q.getLimit() : 10);
+    }
+  }
+
+  private record Hit(StoredPoint point, float score) {}
+
   private List<ScoredPoint> search(String collectionName, QueryPoints q) {
     if (!q.getCollectionName().isEmpty() && !q.getCollectionName().equals(collectionName)) {
       throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: batch queries name another collection");
     }
     TestCollection c = collection(collectionName);
-    if (!q.hasQuery() || !q.getQuery().hasNearest() || !q.getQuery().getNearest().hasDense()) {
-      throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer supports only nearest dense queries");
-    }
-    String using = q.hasUsing() ? q.getUsing() : "";
-    if (!using.equals(c.vectorName)) {
-      throw new StatusException(GrpcStatus.INVALID_ARGUMENT,
-          "Wrong input: Vector with name `" + using + "` is not configured in this collection");
-    }
-    List<Float> data = q.getQuery().getNearest().getDense().getDataList();
-    checkDimension(c, data.size());
-    float[] query = new float[data.size()];
-    for (int i = 0; i < query.length; i++) {
-      query[i] = data.get(i);
-    }
-    long limit = q.hasLimit() ? q.getLimit() : 10;
     long offset = q.hasOffset() ? q.getOffset() : 0;
-    record Hit(StoredPoint point, float score) {}
+    Step step = Step.of(q);
+    List<Hit> hits = run(c, step, step.limit() + offset, null);
+    List<ScoredPoint> out = new ArrayList<>();
+    hits.stream().skip(offset).limit(step.limit()).forEach(h -> {
+      ScoredPoint.Builder point = ScoredPoint.newBuilder()
+          .setId(h.point().id())
+          .setScore(h.score())
+          .setVersion(0)
+          .putAllPayload(selectPayload(h.point().payload(), q.hasWithPayload() ? q.getWithPayload() : null));
+      if (q.hasWithVectors()) {
+        vectorsOutput(c, h.point(), q.getWithVectors()).ifPresent(point::setVectors);
+      }
+      out.add(point.build());
+    });
+    return out;
+  }
+
+  /**
+   * One level of the Query API. With prefetches, the query runs over their results (a fusion
+   * fuses them; a nearest query rescores their union); an outer filter applies to the prefetches
+   * too, as Qdrant merges it into them. Without, the query runs over every point.
+   */
+  private List<Hit> run(TestCollection c, Step step, long limit, Filter outer) {
+    Filter filter = step.filter() != null ? step.filter() : outer;
+    if (!step.prefetch().isEmpty()) {
+      List<List<Hit>> lists = new ArrayList<>();
+      for (PrefetchQuery prefetch : step.prefetch()) {
+        Step inner = Step.of(prefetch);
+        List<Hit> found = run(c, inner, inner.limit(), filter);
+        if (filter != null && inner.filter() != null) {
+          found = found.stream().filter(h -> matches(filter, h.point())).toList();
+        }
+        lists.add(found);
+      }
+      if (step.query() == null) {
+        throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer needs a query beside prefetches");
+      }
+      List<Hit> fused = switch (step.query().getVariantCase()) {
+        case FUSION -> {
+          if (step.query().getFusion() != io.qdrant.client.grpc.Points.Fusion.RRF) {
+            throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer fuses by RRF only");
+          }
+          yield rrf(lists, RRF_K);
+        }
+        case RRF -> rrf(lists, step.query().getRrf().hasK() ? step.query().getRrf().getK() : RRF_K);
+        case NEAREST -> {
+          Map<String, StoredPoint> union = new LinkedHashMap<>();
+          lists.forEach(list -> list.forEach(h -> union.put(key(h.point().id()), h.point())));
+          yield nearest(c, step, union.values(), null);
+        }
+        default -> throw new StatusException(GrpcStatus.UNIMPLEMENTED,
+            "QdrantTestServer supports fusion and nearest queries over prefetches");
+      };
+      return fused.stream()
+          .filter(h -> step.threshold() == null || h.score() >= step.threshold())
+          .limit(limit)
+          .toList();
+    }
+    if (step.query() == null || !step.query().hasNearest()) {
+      throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer supports only nearest queries without prefetch");
+    }
+    return nearest(c, step, c.points.values(), filter).stream().limit(limit).toList();
+  }
+
+  /** Reciprocal rank fusion as Qdrant computes it: 1 / (position + k), position from 0, summed. */
+  private static List<Hit> rrf(List<List<Hit>> lists, int k) {
+    Map<String, Hit> fused = new LinkedHashMap<>();
+    for (List<Hit> list : lists) {
+      for (int position = 0; position < list.size(); position++) {
+        Hit h = list.get(position);
+        float score = 1f / (position + k);
+        fused.merge(key(h.point().id()), new Hit(h.point(), score), (a, b) -> new Hit(a.point(), a.score() + b.score()));
+      }
+    }
+    List<Hit> out = new ArrayList<>(fused.values());
+    out.sort(Comparator.comparingDouble((Hit h) -> h.score()).reversed());
+    return out;
+  }
+
+  private List<Hit> nearest(TestCollection c, Step step, java.util.Collection<StoredPoint> candidates, Filter filter) {
+    VectorInput input = step.query().getNearest();
+    String using = step.using();
+    boolean sparseName = c.sparseVectors.containsKey(using);
+    if (!sparseName && !using.equals(c.vectorName)) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: Not existing vector name error: " + using);
+    }
     List<Hit> hits = new ArrayList<>();
-    for (StoredPoint p : c.points.values()) {
-      if (q.hasFilter() && !QdrantTestFilters.matches(q.getFilter(), p.id(), p.payload())) {
-        continue;
+    switch (input.getVariantCase()) {
+      case DENSE -> {
+        if (sparseName) {
+          throw new StatusException(GrpcStatus.INVALID_ARGUMENT,
+              "Wrong input: Conversion between sparse and regular vectors failed");
+        }
+        float[] query = floats(input.getDense().getDataList());
+        checkDimension(c, query.length);
+        for (StoredPoint p : candidates) {
+          if (filter == null || matches(filter, p)) {
+            hits.add(new Hit(p, (float) cosine(query, p.vector())));
+          }
+        }
       }
-      float score = (float) cosine(query, p.vector());
-      if (q.hasScoreThreshold() && score < q.getScoreThreshold()) {
-        continue;
+      case SPARSE, DOCUMENT -> {
+        if (!sparseName) {
+          throw new StatusException(GrpcStatus.INVALID_ARGUMENT,
+              "Wrong input: Conversion between sparse and regular vectors failed");
+        }
+        Map<Integer, Float> query = input.hasSparse() ? sparse(input.getSparse()) : inferSparse(input.getDocument());
+        if (c.sparseVectors.get(using) == Modifier.Idf) {
+          query = withIdf(c, using, query);
+        }
+        for (StoredPoint p : candidates) {
+          Map<Integer, Float> doc = p.sparse().get(using);
+          if (doc == null || (filter != null && !matches(filter, p))) {
+            continue;
+          }
+          float score = 0;
+          boolean shared = false;
+          for (Map.Entry<Integer, Float> term : query.entrySet()) {
+            Float weight = doc.get(term.getKey());
+            if (weight != null) {
+              shared = true;
+              score += term.getValue() * weight;
+            }
+          }
+          if (shared) { // a sparse search finds only points sharing a term (an inverted index)
+            hits.add(new Hit(p, score));
+          }
+        }
       }
-      hits.add(new Hit(p, score));
+      default -> throw new StatusException(GrpcStatus.UNIMPLEMENTED,
+          "QdrantTestServer supports nearest dense, sparse and document queries");
+    }
+    if (step.threshold() != null) {
+      hits.removeIf(h -> h.score() < step.threshold());
     }
     hits.sort(Comparator.comparingDouble((Hit h) -> h.score()).reversed()); // stable: ties keep insertion order
-    List<ScoredPoint> out = new ArrayList<>();
-    hits.stream().skip(offset).limit(limit).forEach(h -> out.add(ScoredPoint.newBuilder()
-        .setId(h.point().id())
-        .setScore(h.score())
-        .setVersion(0)
-        .putAllPayload(selectPayload(h.point().payload(), q.hasWithPayload() ? q.getWithPayload() : null))
-        .build()));
+    return hits;
+  }
+
+  /**
+   * The IDF modifier: each query weight times ln((N - n + 0.5) / (n + 0.5) + 1), N the points with
+   * this sparse vector, n those holding the term (the formula of Qdrant's indexing docs).
+   */
+  private static Map<Integer, Float> withIdf(TestCollection c, String using, Map<Integer, Float> query) {
+    long total = c.points.values().stream().filter(p -> p.sparse().containsKey(using)).count();
+    Map<Integer, Float> out = new TreeMap<>();
+    query.forEach((term, weight) -> {
+      long n = c.points.values().stream()
+          .filter(p -> p.sparse().getOrDefault(using, Map.of()).containsKey(term))
+          .count();
+      out.put(term, (float) (weight * Math.log((total - n + 0.5) / (n + 0.5) + 1)));
+    });
+    return out;
+  }
+
+  private static boolean matches(Filter filter, StoredPoint p) {
+    return QdrantTestFilters.matches(filter, p.id(), p.payload());
+  }
+
+  private static Map<Integer, Float> sparse(SparseVector v) {
+    if (v.getIndicesCount() != v.getValuesCount()) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT,
+          "Wrong input: Sparse vector indices and values must have the same length");
+    }
+    Map<Integer, Float> out = new TreeMap<>();
+    for (int i = 0; i < v.getIndicesCount(); i++) {
+      out.put(v.getIndices(i), v.getValues(i));
+    }
+    return out;
+  }
+
+  private static Map<Integer, Float> inferSparse(io.qdrant.client.grpc.Points.Document document) {
+    if (!"qdrant/bm25".equalsIgnoreCase(document.getModel())) {
+      throw new StatusException(GrpcStatus.UNIMPLEMENTED,
+          "QdrantTestServer infers only model qdrant/bm25, not " + document.getModel());
+    }
+    return QdrantTestBm25.query(document.getText());
+  }
+
+  /** with_vectors: the unnamed vector alone comes back as a single vector, anything else by name. */
+  private static java.util.Optional<VectorsOutput> vectorsOutput(TestCollection c, StoredPoint p, WithVectorsSelector selector) {
+    Set<String> names = new LinkedHashSet<>();
+    switch (selector.getSelectorOptionsCase()) {
+      case ENABLE -> {
+        if (!selector.getEnable()) {
+          return java.util.Optional.empty();
+        }
+        names.add(c.vectorName);
+        names.addAll(p.sparse().keySet());
+      }
+      case INCLUDE -> names.addAll(selector.getInclude().getNamesList());
+      case SELECTOROPTIONS_NOT_SET -> {
+        return java.util.Optional.empty();
+      }
+    }
+    DenseVector.Builder dense = DenseVector.newBuilder();
+    for (float v : p.vector()) {
+      dense.addData(v);
+    }
+    VectorOutput denseOut = VectorOutput.newBuilder().setDense(dense).build();
+    if (names.size() == 1 && names.contains("") && c.vectorName.isEmpty()) {
+      return java.util.Optional.of(VectorsOutput.newBuilder().setVector(denseOut).build());
+    }
+    NamedVectorsOutput.Builder named = NamedVectorsOutput.newBuilder();
+    for (String name : names) {
+      if (name.equals(c.vectorName)) {
+        named.putVectors(name, denseOut);
+      } else if (p.sparse().containsKey(name)) {
+        SparseVector.Builder sparse = SparseVector.newBuilder();
+        p.sparse().get(name).forEach((i, v) -> sparse.addIndices(i).addValues(v));
+        named.putVectors(name, VectorOutput.newBuilder().setSparse(sparse).build());
+      }
+    }
+    return java.util.Optional.of(VectorsOutput.newBuilder().setVectors(named).build());
+  }
+
+  private static float[] floats(List<Float> data) {
+    float[] out = new float[data.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = data.get(i);
+    }
     return out;
   }
 
@@ -363,7 +631,13 @@ final class QdrantTestStore {
       }
       v = p.getVectors().getVector();
     } else if (p.getVectors().hasVectors()) {
-      v = p.getVectors().getVectors().getVectorsMap().get(c.vectorName);
+      Map<String, Vector> named = p.getVectors().getVectors().getVectorsMap();
+      for (String name : named.keySet()) {
+        if (!name.equals(c.vectorName) && !c.sparseVectors.containsKey(name)) {
+          throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: Not existing vector name error: " + name);
+        }
+      }
+      v = named.get(c.vectorName);
       if (v == null) {
         throw new StatusException(GrpcStatus.INVALID_ARGUMENT,
             "Wrong input: Not existing vector name error: " + String.join(", ", p.getVectors().getVectors().getVectorsMap().keySet()));
@@ -376,6 +650,32 @@ final class QdrantTestStore {
     for (int i = 0; i < out.length; i++) {
       out[i] = data.get(i);
     }
+    return out;
+  }
+
+  /** The sparse vectors of a point: indices and values, or a BM25 document inferred as Qdrant does. */
+  private static Map<String, Map<Integer, Float>> sparseOf(TestCollection c, PointStruct p) {
+    if (!p.getVectors().hasVectors()) {
+      return Map.of();
+    }
+    Map<String, Map<Integer, Float>> out = new TreeMap<>();
+    p.getVectors().getVectors().getVectorsMap().forEach((name, v) -> {
+      if (!c.sparseVectors.containsKey(name)) {
+        return;
+      }
+      switch (v.getVectorCase()) {
+        case SPARSE -> out.put(name, sparse(v.getSparse()));
+        case DOCUMENT -> {
+          if (!"qdrant/bm25".equalsIgnoreCase(v.getDocument().getModel())) {
+            throw new StatusException(GrpcStatus.UNIMPLEMENTED,
+                "QdrantTestServer infers only model qdrant/bm25, not " + v.getDocument().getModel());
+          }
+          out.put(name, QdrantTestBm25.document(v.getDocument().getText()));
+        }
+        default -> throw new StatusException(GrpcStatus.INVALID_ARGUMENT,
+            "Wrong input: Conversion between sparse and regular vectors failed");
+      }
+    });
     return out;
   }
 

@@ -83,10 +83,15 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   @Override
+  public Future<Boolean> hybrid(String collection, Deadline deadline) {
+    return run("collection_info", () -> existing(collection).hybrid());
+  }
+
+  @Override
   public Future<CollectionInfo> collectionInfo(String collection) {
     return run("collection_info", () -> {
       LuceneCollection c = existing(collection);
-      return new CollectionInfo(collection, c.vectorSize(), c.count(), false);
+      return new CollectionInfo(collection, c.vectorSize(), c.count(), c.hybrid());
     });
   }
 
@@ -112,7 +117,7 @@ public final class EmbeddedVectorStore implements VectorStore {
         try {
           LuceneCollection c = find(name);
           if (c != null) {
-            infos.add(new CollectionInfo(name, c.vectorSize(), c.count(), false));
+            infos.add(new CollectionInfo(name, c.vectorSize(), c.count(), c.hybrid()));
           }
         } catch (LockObtainFailedException busy) {
           infos.add(busyCollection(name)); // another process (an ingest) writes it: read without the lock
@@ -212,6 +217,9 @@ public final class EmbeddedVectorStore implements VectorStore {
     }
     LuceneCollection c = existing(request.collection());
     checkSize(c, request.vector());
+    if (request.wantsHybrid() && c.hybrid()) {
+      return c.hybridSearch(request.vector(), request.text(), request.limit(), request.scoreThreshold(), request.filter());
+    }
     return c.search(request.vector(), request.limit(), request.scoreThreshold(), request.filter());
   }
 

@@ -1,6 +1,8 @@
 package dev.ragretrieval.search.embedded;
 
 import dev.ragretrieval.search.FacetCount;
+import dev.ragretrieval.search.KeywordText;
+import dev.ragretrieval.search.Rrf;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
 import io.vertx.core.json.JsonArray;
@@ -10,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +27,13 @@ import org.apache.lucene.document.Field;
 import org.apache.lucene.document.KnnFloatVectorField;
 import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.en.EnglishAnalyzer;
+import org.apache.lucene.index.FloatVectorValues;
+import org.apache.lucene.index.ReaderUtil;
+import org.apache.lucene.search.FieldExistsQuery;
+import org.apache.lucene.util.QueryBuilder;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
@@ -51,7 +61,11 @@ import org.apache.lucene.util.BytesRef;
 /**
  * One collection: a Lucene index of points. Blocking; only {@link EmbeddedVectorStore}'s worker
  * threads call it. Every scalar payload value is also indexed as a keyword ({@code k.<key>}) so
- * filters work on any key, as they do in Qdrant.
+ * filters work on any key, as they do in Qdrant. Each point's {@link KeywordText} (title, section,
+ * text) is also indexed as English text ({@value #KEYWORDS}: stop words out, Porter stems) for BM25,
+ * which a hybrid search fuses with the k-NN list by reciprocal rank fusion. Stores written before
+ * that field existed have documents without it: they are searched dense until every document has
+ * been written again (a re-ingest).
  */
 final class LuceneCollection implements AutoCloseable {
 
@@ -59,6 +73,7 @@ final class LuceneCollection implements AutoCloseable {
   static final String VECTOR = "vector";
   static final String PAYLOAD = "payload";
   static final String KEY_PREFIX = "k.";
+  static final String KEYWORDS = "keywords";
   /** Longer values (chunk texts) are not useful as filter terms and can exceed Lucene's term limit. */
   private static final int MAX_KEYWORD_CHARS = 512;
   /** Lucene 9's default cap is 1024; OpenAI-sized vectors need more. */
@@ -68,11 +83,13 @@ final class LuceneCollection implements AutoCloseable {
   private final Directory directory;
   private final IndexWriter writer;
   private final SearcherManager searchers;
+  /** Only the keyword field is analysed; ids and payload keywords are StringFields, kept verbatim. */
+  private final Analyzer analyzer = new EnglishAnalyzer();
 
   LuceneCollection(Path indexDir, int vectorSize) throws IOException {
     this.vectorSize = vectorSize;
     this.directory = FSDirectory.open(indexDir);
-    IndexWriterConfig config = new IndexWriterConfig().setCodec(new WideVectorCodec());
+    IndexWriterConfig config = new IndexWriterConfig(analyzer).setCodec(new WideVectorCodec());
     this.writer = new IndexWriter(directory, config);
     this.searchers = new SearcherManager(writer, null);
   }
@@ -139,6 +156,80 @@ final class LuceneCollection implements AutoCloseable {
     }
   }
 
+  /** Whether every document carries the keyword field, so BM25 sees the whole collection. */
+  boolean hybrid() throws IOException {
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      return searcher.count(new FieldExistsQuery(KEYWORDS)) == searcher.getIndexReader().numDocs();
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  /**
+   * The k-NN list (cosine at or above the threshold) and the BM25 list, both filtered, fused by
+   * RRF (k = {@value Rrf#DEFAULT_K}); each hit keeps its cosine as score, and a keyword hit below
+   * the threshold is dropped like any other.
+   */
+  List<ScoredPoint> hybridSearch(float[] vector, String text, int limit, float threshold,
+      Map<String, List<Object>> filter) throws IOException {
+    int candidates = Math.max(limit * 4, 40);
+    Query filterQuery = filterQuery(filter);
+    IndexSearcher searcher = searchers.acquire();
+    try {
+      Map<Integer, Float> cosines = new HashMap<>();
+      List<String> dense = new ArrayList<>();
+      for (ScoreDoc doc : searcher.search(new KnnFloatVectorQuery(VECTOR, vector, candidates, filterQuery), candidates).scoreDocs) {
+        float cosine = 2f * doc.score - 1f;
+        if (cosine >= threshold) {
+          cosines.put(doc.doc, cosine);
+          dense.add(Integer.toString(doc.doc));
+        }
+      }
+      List<String> keyword = new ArrayList<>();
+      Query bm25 = new QueryBuilder(analyzer).createBooleanQuery(KEYWORDS, text);
+      if (bm25 != null) {
+        Query scoped = filterQuery == null ? bm25
+            : new BooleanQuery.Builder().add(bm25, Occur.MUST).add(filterQuery, Occur.FILTER).build();
+        for (ScoreDoc doc : searcher.search(scoped, candidates).scoreDocs) {
+          keyword.add(Integer.toString(doc.doc));
+        }
+      }
+      List<ScoredPoint> hits = new ArrayList<>();
+      for (String fused : Rrf.fuse(List.of(dense, keyword), Rrf.DEFAULT_K)) {
+        int doc = Integer.parseInt(fused);
+        Float cosine = cosines.get(doc);
+        if (cosine == null) {
+          cosine = cosine(searcher, doc, vector);
+        }
+        if (cosine < threshold) {
+          continue;
+        }
+        Document stored = searcher.storedFields().document(doc);
+        hits.add(new ScoredPoint(stored.get(ID), cosine, new JsonObject(stored.get(PAYLOAD))));
+        if (hits.size() == limit) {
+          break;
+        }
+      }
+      return hits;
+    } finally {
+      searchers.release(searcher);
+    }
+  }
+
+  /** The cosine of a document's stored vector and the query, for a hit the k-NN list did not score. */
+  private static float cosine(IndexSearcher searcher, int doc, float[] query) throws IOException {
+    List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+    LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(doc, leaves));
+    FloatVectorValues values = leaf.reader().getFloatVectorValues(VECTOR);
+    int local = doc - leaf.docBase;
+    if (values == null || values.advance(local) != local) {
+      return -1f;
+    }
+    // Lucene's COSINE similarity is (1 + cos) / 2
+    return 2f * VectorSimilarityFunction.COSINE.compare(query, values.vectorValue()) - 1f;
+  }
+
   List<FacetCount> facet(String key, int limit) throws IOException {
     IndexSearcher searcher = searchers.acquire();
     try {
@@ -199,6 +290,7 @@ final class LuceneCollection implements AutoCloseable {
     doc.add(new StringField(ID, point.id(), Field.Store.YES));
     doc.add(new KnnFloatVectorField(VECTOR, point.vector(), VectorSimilarityFunction.COSINE));
     doc.add(new StoredField(PAYLOAD, point.payload().encode()));
+    doc.add(new TextField(KEYWORDS, KeywordText.of(point.payload()), Field.Store.NO));
     point.payload().forEach(entry -> {
       if (entry.getValue() instanceof JsonArray array) {
         array.forEach(item -> addKeyword(doc, entry.getKey(), item));

@@ -9,6 +9,7 @@ import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
+import dev.ragretrieval.search.KeywordText;
 import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.upstream.Retry;
@@ -20,6 +21,9 @@ import io.qdrant.client.grpc.Collections.DeleteCollection;
 import io.qdrant.client.grpc.Collections.Distance;
 import io.qdrant.client.grpc.Collections.GetCollectionInfoRequest;
 import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
+import io.qdrant.client.grpc.Collections.Modifier;
+import io.qdrant.client.grpc.Collections.SparseVectorConfig;
+import io.qdrant.client.grpc.Collections.SparseVectorParams;
 import io.qdrant.client.grpc.Collections.VectorParams;
 import io.qdrant.client.grpc.Collections.VectorsConfig;
 import io.qdrant.client.grpc.Points.BatchResult;
@@ -27,19 +31,26 @@ import io.qdrant.client.grpc.Points.CountPoints;
 import io.qdrant.client.grpc.Points.CreateFieldIndexCollection;
 import io.qdrant.client.grpc.Points.DeletePoints;
 import io.qdrant.client.grpc.Points.DenseVector;
+import io.qdrant.client.grpc.Points.Document;
 import io.qdrant.client.grpc.Points.FacetCounts;
 import io.qdrant.client.grpc.Points.FacetHit;
 import io.qdrant.client.grpc.Points.FieldType;
+import io.qdrant.client.grpc.Points.Fusion;
 import io.qdrant.client.grpc.Points.NamedVectors;
 import io.qdrant.client.grpc.Points.PointStruct;
 import io.qdrant.client.grpc.Points.PointsSelector;
+import io.qdrant.client.grpc.Points.PrefetchQuery;
 import io.qdrant.client.grpc.Points.Query;
 import io.qdrant.client.grpc.Points.QueryBatchPoints;
 import io.qdrant.client.grpc.Points.QueryPoints;
 import io.qdrant.client.grpc.Points.UpsertPoints;
 import io.qdrant.client.grpc.Points.Vector;
 import io.qdrant.client.grpc.Points.VectorInput;
+import io.qdrant.client.grpc.Points.VectorOutput;
 import io.qdrant.client.grpc.Points.Vectors;
+import io.qdrant.client.grpc.Points.VectorsOutput;
+import io.qdrant.client.grpc.Points.VectorsSelector;
+import io.qdrant.client.grpc.Points.WithVectorsSelector;
 import io.qdrant.client.grpc.Points.WithPayloadSelector;
 import io.qdrant.client.grpc.VxCollectionsGrpcClient;
 import io.qdrant.client.grpc.VxPointsGrpcClient;
@@ -60,11 +71,26 @@ import java.util.concurrent.ConcurrentHashMap;
  * limit or an unreachable server is retried within the request's deadline. Collections with
  * named vectors work too: the vector name ("default", else the first) is looked up once per
  * collection and sent with every search and upsert.
+ *
+ * <p>Hybrid search: collections this store creates also hold a sparse vector {@value #SPARSE}
+ * with the IDF modifier, which Qdrant (1.15+) fills itself from a {@code Document} with model
+ * {@value #BM25_MODEL} (its server-side BM25). A hybrid search is one Query API call: a dense and a
+ * sparse prefetch, both filtered, fused by {@code Fusion.RRF}. The fused score ranks; each hit's
+ * score is the cosine of the query and its dense vector, computed here from the vector Qdrant
+ * returns with the hit (Cosine collections store vectors normalised), and the score threshold
+ * applies to that cosine. A collection without the sparse vector is searched dense.
  */
 public final class QdrantVectorStore implements VectorStore {
 
   private static final String STORE = "qdrant";
   private static final Duration RESOLVE_EVERY = Duration.ofSeconds(30);
+  /** The sparse vector name hybrid collections carry. */
+  public static final String SPARSE = "bm25";
+  /** Qdrant's server-side BM25 inference. */
+  public static final String BM25_MODEL = "qdrant/bm25";
+  /** Each prefetch returns this many times the wanted hits (at least {@link #MIN_PREFETCH}). */
+  private static final int PREFETCH_FACTOR = 4;
+  private static final int MIN_PREFETCH = 20;
 
   private final QdrantChannel channel;
   private final Upstream upstream;
@@ -72,6 +98,8 @@ public final class QdrantVectorStore implements VectorStore {
   private final int maxAttempts;
   /** collection -> vector name ("" = the single unnamed vector) */
   private final Map<String, String> vectorNames = new ConcurrentHashMap<>();
+  /** collection -> whether it has the {@value #SPARSE} sparse vector (filled with vectorNames) */
+  private final Map<String, Boolean> sparseVectors = new ConcurrentHashMap<>();
 
   /** Uses {@link #retryPolicy} and the JVM's DNS resolver. */
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, RagMetrics metrics) {
@@ -102,9 +130,12 @@ public final class QdrantVectorStore implements VectorStore {
   public Future<List<ScoredPoint>> search(SearchRequest request) {
     Deadline deadline = request.deadline();
     return vectorName(request.collection(), "search", deadline)
-        .compose(using -> upstream.call("search", deadline, budget -> channel.call(VxPointsGrpcClient.Query,
-            query(request, using), budget, request.collection())))
-        .map(response -> scored(response.getResultList()));
+        .compose(using -> {
+          boolean hybrid = hybridFor(request);
+          return upstream.call("search", deadline, budget -> channel.call(VxPointsGrpcClient.Query,
+                  query(request, using, hybrid), budget, request.collection()))
+              .map(response -> scored(response.getResultList(), request, using, hybrid));
+        });
   }
 
   @Override
@@ -123,7 +154,7 @@ public final class QdrantVectorStore implements VectorStore {
     List<Future<Void>> calls = new ArrayList<>();
     byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, "search_batch", deadline).compose(using -> {
       QueryBatchPoints.Builder batch = QueryBatchPoints.newBuilder().setCollectionName(collection);
-      indexes.forEach(i -> batch.addQueryPoints(query(requests.get(i), using)));
+      indexes.forEach(i -> batch.addQueryPoints(query(requests.get(i), using, hybridFor(requests.get(i)))));
       return upstream.call("search_batch", deadline,
           budget -> channel.call(VxPointsGrpcClient.QueryBatch, batch.build(), budget, collection));
     }).compose(response -> {
@@ -133,7 +164,9 @@ public final class QdrantVectorStore implements VectorStore {
       }
       List<BatchResult> answers = response.getResultList();
       for (int k = 0; k < indexes.size(); k++) {
-        results[indexes.get(k)] = scored(answers.get(k).getResultList());
+        SearchRequest request = requests.get(indexes.get(k));
+        results[indexes.get(k)] = scored(answers.get(k).getResultList(), request, vectorNames.getOrDefault(collection, ""),
+            hybridFor(request));
       }
       return Future.succeededFuture();
     })));
@@ -147,13 +180,14 @@ public final class QdrantVectorStore implements VectorStore {
             .compose(info -> {
               VectorsConfig vectors = info.getConfig().getParams().getVectorsConfig();
               int size = (int) vectorSize(vectors, vectorName(vectors));
+              boolean hybrid = hasSparse(info);
               if (info.hasPointsCount()) {
-                return Future.succeededFuture(new CollectionInfo(collection, size, info.getPointsCount(), false));
+                return Future.succeededFuture(new CollectionInfo(collection, size, info.getPointsCount(), hybrid));
               }
               CountPoints count = CountPoints.newBuilder().setCollectionName(collection).setExact(true).build();
               return upstream.call("collection_info", deadline,
                       budget -> channel.call(VxPointsGrpcClient.Count, count, budget, collection))
-                  .map(counted -> new CollectionInfo(collection, size, counted.getResult().getCount(), false));
+                  .map(counted -> new CollectionInfo(collection, size, counted.getResult().getCount(), hybrid));
             });
   }
 
@@ -176,8 +210,18 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
+  public Future<Boolean> hybrid(String collection, Deadline deadline) {
+    Boolean known = sparseVectors.get(collection);
+    if (known != null) {
+      return Future.succeededFuture(known);
+    }
+    return describe(collection, "collection_info", deadline).map(QdrantVectorStore::hasSparse);
+  }
+
+  @Override
   public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
     vectorNames.remove(collection);
+    sparseVectors.remove(collection);
     return createWithIndexes(collection, vectorSize, indexedKeys);
   }
 
@@ -187,6 +231,9 @@ public final class QdrantVectorStore implements VectorStore {
         .setCollectionName(collection)
         .setVectorsConfig(VectorsConfig.newBuilder()
             .setParams(VectorParams.newBuilder().setSize(vectorSize).setDistance(Distance.Cosine)))
+        // BM25 term weights come from the documents; the IDF part is Qdrant's at query time
+        .setSparseVectorsConfig(SparseVectorConfig.newBuilder()
+            .putMap(SPARSE, SparseVectorParams.newBuilder().setModifier(Modifier.Idf).build()))
         .build();
     Future<?> chain = upstream.call("create_collection", deadline,
             budget -> channel.call(VxCollectionsGrpcClient.Create, create, budget, collection))
@@ -211,6 +258,7 @@ public final class QdrantVectorStore implements VectorStore {
   public Future<Void> deleteCollection(String collection) {
     Deadline deadline = adminDeadline();
     vectorNames.remove(collection);
+    sparseVectors.remove(collection);
     DeleteCollection delete = DeleteCollection.newBuilder().setCollectionName(collection).build();
     return upstream.call("delete_collection", deadline,
             budget -> channel.call(VxCollectionsGrpcClient.Delete, delete, budget, collection))
@@ -227,11 +275,13 @@ public final class QdrantVectorStore implements VectorStore {
     }
     Deadline deadline = adminDeadline();
     return vectorName(collection, "upsert", deadline).compose(using -> {
+      boolean sparse = sparseVectors.getOrDefault(collection, false);
       UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true);
       points.forEach(point -> upsert.addPoints(PointStruct.newBuilder()
           .setId(QdrantPayloads.toPointId(point.id()))
           .putAllPayload(QdrantPayloads.toPayload(point.payload()))
-          .setVectors(vectors(point.vector(), using))));
+          .setVectors(sparse ? vectors(point.vector(), using, KeywordText.of(point.payload()))
+              : vectors(point.vector(), using))));
       UpsertPoints message = upsert.build();
       return upstream.call("upsert", points.size(), deadline,
           budget -> channel.call(VxPointsGrpcClient.Upsert, message, budget, collection));
@@ -271,6 +321,54 @@ public final class QdrantVectorStore implements VectorStore {
     return channel.close();
   }
 
+  private boolean hybridFor(SearchRequest request) {
+    return request.wantsHybrid() && sparseVectors.getOrDefault(request.collection(), false);
+  }
+
+  private QueryPoints query(SearchRequest request, String using, boolean hybrid) {
+    return hybrid ? hybridQuery(request, using) : query(request, using);
+  }
+
+  /**
+   * Dense and BM25 prefetches, each filtered, fused by RRF. The dense prefetch keeps the score
+   * threshold (dropping its tail changes no one else's rank); the fused list is cut to the limit
+   * after the cosine check in {@link #scored}, so it asks for some spare hits.
+   */
+  private QueryPoints hybridQuery(SearchRequest request, String using) {
+    int prefetch = Math.max(request.limit() * PREFETCH_FACTOR, MIN_PREFETCH);
+    PrefetchQuery.Builder dense = PrefetchQuery.newBuilder()
+        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDense(dense(request.vector()))))
+        .setScoreThreshold(request.scoreThreshold())
+        .setLimit(prefetch);
+    if (!using.isEmpty()) {
+      dense.setUsing(using);
+    }
+    PrefetchQuery.Builder sparse = PrefetchQuery.newBuilder()
+        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDocument(bm25(request.text()))))
+        .setUsing(SPARSE)
+        .setLimit(prefetch);
+    QdrantFilters.of(request.filter()).ifPresent(filter -> {
+      dense.setFilter(filter);
+      sparse.setFilter(filter);
+    });
+    return QueryPoints.newBuilder()
+        .setCollectionName(request.collection())
+        .addPrefetch(dense)
+        .addPrefetch(sparse)
+        .setQuery(Query.newBuilder().setFusion(Fusion.RRF))
+        .setLimit(Math.min(prefetch, request.limit() * 2L + 10))
+        .setWithPayload(WithPayloadSelector.newBuilder().setEnable(true))
+        .setWithVectors(using.isEmpty()
+            // the unnamed vector has no name to select by; the sparse one comes along, it is small
+            ? WithVectorsSelector.newBuilder().setEnable(true).build()
+            : WithVectorsSelector.newBuilder().setInclude(VectorsSelector.newBuilder().addNames(using)).build())
+        .build();
+  }
+
+  private static Document bm25(String text) {
+    return Document.newBuilder().setText(text).setModel(BM25_MODEL).build();
+  }
+
   private QueryPoints query(SearchRequest request, String using) {
     QueryPoints.Builder query = QueryPoints.newBuilder()
         .setCollectionName(request.collection())
@@ -303,6 +401,7 @@ public final class QdrantVectorStore implements VectorStore {
         .map(response -> {
           io.qdrant.client.grpc.Collections.CollectionInfo info = response.getResult();
           vectorNames.put(collection, vectorName(info.getConfig().getParams().getVectorsConfig()));
+          sparseVectors.put(collection, hasSparse(info));
           return info;
         });
   }
@@ -316,6 +415,10 @@ public final class QdrantVectorStore implements VectorStore {
       return "default";
     }
     return named.keySet().stream().sorted().findFirst().orElse("");
+  }
+
+  private static boolean hasSparse(io.qdrant.client.grpc.Collections.CollectionInfo info) {
+    return info.getConfig().getParams().getSparseVectorsConfig().containsMap(SPARSE);
   }
 
   private static long vectorSize(VectorsConfig vectors, String name) {
@@ -334,12 +437,82 @@ public final class QdrantVectorStore implements VectorStore {
     return Vectors.newBuilder().setVectors(NamedVectors.newBuilder().putVectors(using, dense)).build();
   }
 
+  /** The dense vector and the BM25 document Qdrant turns into the sparse one. */
+  private static Vectors vectors(float[] vector, String using, String keywordText) {
+    Vector dense = Vector.newBuilder().setDense(dense(vector)).build();
+    Vector document = Vector.newBuilder().setDocument(bm25(keywordText)).build();
+    // "" is Qdrant's name for the unnamed vector when named ones sit beside it
+    return Vectors.newBuilder()
+        .setVectors(NamedVectors.newBuilder().putVectors(using, dense).putVectors(SPARSE, document))
+        .build();
+  }
+
   private static DenseVector dense(float[] vector) {
     DenseVector.Builder dense = DenseVector.newBuilder();
     for (float v : vector) {
       dense.addData(v);
     }
     return dense.build();
+  }
+
+  private static List<ScoredPoint> scored(List<io.qdrant.client.grpc.Points.ScoredPoint> points,
+      SearchRequest request, String using, boolean hybrid) {
+    if (!hybrid) {
+      return scored(points);
+    }
+    // fused order stays; the score becomes the cosine, and the threshold applies to it
+    List<ScoredPoint> out = new ArrayList<>();
+    for (io.qdrant.client.grpc.Points.ScoredPoint p : points) {
+      float[] stored = denseOf(p.getVectors(), using);
+      if (stored == null) {
+        throw new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant returned a hybrid hit without its dense vector");
+      }
+      float cosine = cosine(request.vector(), stored);
+      if (cosine >= request.scoreThreshold()) {
+        out.add(new ScoredPoint(QdrantPayloads.fromPointId(p.getId()), cosine, QdrantPayloads.fromPayload(p.getPayloadMap())));
+      }
+      if (out.size() == request.limit()) {
+        break;
+      }
+    }
+    return out;
+  }
+
+  @SuppressWarnings("deprecation") // older servers fill the legacy data field
+  private static float[] denseOf(VectorsOutput vectors, String using) {
+    VectorOutput output = switch (vectors.getVectorsOptionsCase()) {
+      case VECTOR -> vectors.getVector();
+      case VECTORS -> vectors.getVectors().getVectorsMap().get(using);
+      case VECTORSOPTIONS_NOT_SET -> null;
+    };
+    if (output == null) {
+      return null;
+    }
+    List<Float> data = output.hasDense() ? output.getDense().getDataList() : output.getDataList();
+    if (data.isEmpty()) {
+      return null;
+    }
+    float[] out = new float[data.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = data.get(i);
+    }
+    return out;
+  }
+
+  private static float cosine(float[] a, float[] b) {
+    if (a.length != b.length) {
+      throw new ServiceException(ErrorCode.UPSTREAM_ERROR,
+          "Qdrant returned a vector of size " + b.length + " for a query of size " + a.length);
+    }
+    double dot = 0;
+    double na = 0;
+    double nb = 0;
+    for (int i = 0; i < a.length; i++) {
+      dot += (double) a[i] * b[i];
+      na += (double) a[i] * a[i];
+      nb += (double) b[i] * b[i];
+    }
+    return na == 0 || nb == 0 ? 0f : (float) (dot / Math.sqrt(na * nb));
   }
 
   private static List<ScoredPoint> scored(List<io.qdrant.client.grpc.Points.ScoredPoint> points) {

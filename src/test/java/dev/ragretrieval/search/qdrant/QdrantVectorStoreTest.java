@@ -269,12 +269,12 @@ class QdrantVectorStoreTest {
   }
 
   @Test
-  @DisplayName("creating a collection makes a Cosine collection with keyword payload indexes")
+  @DisplayName("creating a collection makes a Cosine collection with keyword payload indexes and the BM25 sparse vector")
   void createCollectionWithIndexes() {
     await(store.createCollection("fresh", 4, List.of("chapter", "source_url")));
 
     assertThat(qdrant.collectionExists("fresh")).isTrue();
-    assertThat(await(store.collectionInfo("fresh"))).isEqualTo(new CollectionInfo("fresh", 4, 0, false));
+    assertThat(await(store.collectionInfo("fresh"))).isEqualTo(new CollectionInfo("fresh", 4, 0, true));
     assertThat(qdrant.payloadIndexes("fresh")).containsOnlyKeys("chapter", "source_url")
         .allSatisfy((key, type) -> assertThat(type).isEqualTo(io.qdrant.client.grpc.Points.FieldType.FieldTypeKeyword));
   }
