@@ -198,8 +198,8 @@ class EmbeddedVectorStoreTest {
         })
         .onComplete(test.succeeding(listed -> test.verify(() -> {
           assertThat(listed).containsExactly(
-              new dev.ragretrieval.search.CollectionInfo("another", 2, 0, false),
-              new dev.ragretrieval.search.CollectionInfo(C, 3, 5, false));
+              new dev.ragretrieval.search.CollectionInfo("another", 2, 0, true),
+              new dev.ragretrieval.search.CollectionInfo(C, 3, 5, true));
           test.completeNow();
         })));
   }
