@@ -192,6 +192,15 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
+  public Future<Boolean> hybrid(String collection, Deadline deadline) {
+    Boolean known = sparseVectors.get(collection);
+    if (known != null) {
+      return Future.succeededFuture(known);
+    }
+    return describe(collection, "collection_info", deadline).map(QdrantVectorStore::hasSparse);
+  }
+
+  @Override
   public Future<List<CollectionInfo>> collections(Deadline deadline) {
     return upstream.call("list_collections", deadline, budget -> channel.call(VxCollectionsGrpcClient.List,
             ListCollectionsRequest.getDefaultInstance(), budget, null))
