@@ -1,5 +1,6 @@
 package dev.ragretrieval.app;
 
+import static dev.ragretrieval.testing.Await.eventually;
 import static dev.ragretrieval.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,7 +18,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -228,18 +228,4 @@ class ConnectionLimitsTest {
     eventually(() -> openConnections() <= 8);
   }
 
-  private static void eventually(BooleanSupplier condition) {
-    long giveUp = System.currentTimeMillis() + 10_000;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > giveUp) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-  }
 }

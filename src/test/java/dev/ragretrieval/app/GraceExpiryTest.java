@@ -1,5 +1,6 @@
 package dev.ragretrieval.app;
 
+import static dev.ragretrieval.testing.Await.eventually;
 import static dev.ragretrieval.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,7 +16,6 @@ import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -87,18 +87,4 @@ class GraceExpiryTest {
     assertThat(events.get(events.size() - 1).name()).isEqualTo("done");
   }
 
-  private static void eventually(BooleanSupplier condition) {
-    long giveUp = System.currentTimeMillis() + 10_000;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > giveUp) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-  }
 }

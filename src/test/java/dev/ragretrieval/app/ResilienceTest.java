@@ -1,5 +1,6 @@
 package dev.ragretrieval.app;
 
+import static dev.ragretrieval.testing.Await.eventually;
 import static dev.ragretrieval.testing.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,7 +21,6 @@ import io.vertx.junit5.VertxExtension;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -206,18 +206,4 @@ class ResilienceTest {
         .contains("rag_errors_total{code=\"EMPTY_QUERY\",route=\"/v1/retrieve\"} 1.0");
   }
 
-  private static void eventually(BooleanSupplier condition) {
-    long giveUp = System.currentTimeMillis() + 10_000;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > giveUp) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-  }
 }

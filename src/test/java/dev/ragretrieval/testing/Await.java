@@ -3,6 +3,7 @@ package dev.ragretrieval.testing;
 import io.vertx.core.Future;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /** Blocking waits for tests that read top to bottom; only ever called on the test thread, never an event loop. */
 public final class Await {
@@ -17,6 +18,22 @@ public final class Await {
       throw new AssertionError("future failed: " + e.getCause(), e.getCause());
     } catch (Exception e) {
       throw new AssertionError(e);
+    }
+  }
+
+  /** Polls {@code condition} every 20 ms; ten seconds without it fails the test. */
+  public static void eventually(BooleanSupplier condition) {
+    long giveUp = System.currentTimeMillis() + 10_000;
+    while (!condition.getAsBoolean()) {
+      if (System.currentTimeMillis() > giveUp) {
+        throw new AssertionError("condition not met within 10 s");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
     }
   }
 }
