@@ -366,22 +366,32 @@ public final class CohereTestServer {
     });
   }
 
-  private void answerCohere(HttpServerRequest request, JsonObject body, Fault fault) {
+  /**
+   * What Cohere answers before doing the work, in its order: an injected status, a wrong key (401),
+   * a refused body (400), or an injected cut-off JSON ({@code badJson}). True when it answered.
+   */
+  private boolean answeredBeforeWork(HttpServerRequest request, Fault fault, String refusal, String badJson) {
     if (fault != null && fault.kind == Kind.STATUS) {
       send(request, fault.status, new JsonObject().put("message", "injected failure (HTTP " + fault.status + ")"), fault.retryAfter);
-      return;
+      return true;
     }
     if (!("Bearer " + apiKey).equals(request.getHeader("Authorization"))) {
       send(request, 401, new JsonObject().put("message", "invalid api token"), null);
-      return;
+      return true;
     }
-    String refusal = cohereRefusal(body);
     if (refusal != null) {
       send(request, 400, new JsonObject().put("message", "invalid request: " + refusal), null);
-      return;
+      return true;
     }
     if (fault != null && fault.kind == Kind.BAD_JSON) {
-      sendRaw(request, "{\"id\": \"x\", \"embeddings\": {\"float\": [[0.1, 0.2,");
+      sendRaw(request, badJson);
+      return true;
+    }
+    return false;
+  }
+
+  private void answerCohere(HttpServerRequest request, JsonObject body, Fault fault) {
+    if (answeredBeforeWork(request, fault, cohereRefusal(body), "{\"id\": \"x\", \"embeddings\": {\"float\": [[0.1, 0.2,")) {
       return;
     }
     JsonArray texts = body.getJsonArray("texts");
@@ -403,21 +413,7 @@ public final class CohereTestServer {
   }
 
   private void answerRerank(HttpServerRequest request, JsonObject body, Fault fault) {
-    if (fault != null && fault.kind == Kind.STATUS) {
-      send(request, fault.status, new JsonObject().put("message", "injected failure (HTTP " + fault.status + ")"), fault.retryAfter);
-      return;
-    }
-    if (!("Bearer " + apiKey).equals(request.getHeader("Authorization"))) {
-      send(request, 401, new JsonObject().put("message", "invalid api token"), null);
-      return;
-    }
-    String refusal = rerankRefusal(body);
-    if (refusal != null) {
-      send(request, 400, new JsonObject().put("message", "invalid request: " + refusal), null);
-      return;
-    }
-    if (fault != null && fault.kind == Kind.BAD_JSON) {
-      sendRaw(request, "{\"id\": \"x\", \"results\": [{\"index\": 0,");
+    if (answeredBeforeWork(request, fault, rerankRefusal(body), "{\"id\": \"x\", \"results\": [{\"index\": 0,")) {
       return;
     }
     JsonArray documents = body.getJsonArray("documents");
