@@ -182,7 +182,7 @@ public final class EvalCommand implements Callable<Integer> {
     if (report.results().stream().allMatch(r -> r.error() != null)) {
       // nothing was answered (no such collection, ...): that is the failure, not a score of 0
       TestResult first = report.results().get(0);
-      throw new ServiceException(ErrorCode.valueOf(first.error().getString("code", "UPSTREAM_ERROR")),
+      throw new ServiceException(ErrorCode.fromWire(first.error().getString("code")),
           first.error().getString("message", "every test failed"));
     }
     cli.out().println(report.header());

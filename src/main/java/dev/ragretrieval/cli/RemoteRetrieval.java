@@ -65,13 +65,7 @@ final class RemoteRetrieval implements AutoCloseable {
     }
     JsonObject error = json == null ? null : json.getJsonObject("error");
     if (error != null) {
-      ErrorCode code;
-      try {
-        code = ErrorCode.valueOf(error.getString("code", "UPSTREAM_ERROR"));
-      } catch (IllegalArgumentException unknown) {
-        code = ErrorCode.UPSTREAM_ERROR;
-      }
-      return Future.failedFuture(new ServiceException(code, error.getString("message", "the server refused"),
+      return Future.failedFuture(new ServiceException(ErrorCode.fromWire(error.getString("code")), error.getString("message", "the server refused"),
           error.getValue("details")));
     }
     return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,

@@ -30,6 +30,21 @@ public enum ErrorCode {
     return httpStatus;
   }
 
+  /**
+   * The code named in an error body our service sent (eval and query over {@code --url}); a missing
+   * or unknown name, say from a newer server, is UPSTREAM_ERROR: the server answered wrongly for us.
+   */
+  public static ErrorCode fromWire(String name) {
+    if (name != null) {
+      for (ErrorCode code : values()) {
+        if (code.name().equals(name)) {
+          return code;
+        }
+      }
+    }
+    return UPSTREAM_ERROR;
+  }
+
   /** Failures worth another attempt against the same upstream. */
   public boolean retryable() {
     return this == RATE_LIMIT || this == UPSTREAM_ERROR || this == CONNECTION_ERROR;

@@ -93,14 +93,9 @@ public final class HttpRetriever implements Retriever {
   /** The service's own error code and message when it sent the contract's error body. */
   private ServiceException serviceError(int status, JsonObject body) {
     JsonObject error = body == null ? null : body.getJsonObject("error");
-    ErrorCode code = ErrorCode.UPSTREAM_ERROR;
+    ErrorCode code = ErrorCode.fromWire(error == null ? null : error.getString("code"));
     String message = "HTTP " + status;
     if (error != null && error.getString("code") != null) {
-      try {
-        code = ErrorCode.valueOf(error.getString("code"));
-      } catch (IllegalArgumentException e) {
-        // an unknown code stays UPSTREAM_ERROR
-      }
       message = "HTTP " + status + " " + error.getString("code") + ": " + error.getString("message", "");
     }
     return new ServiceException(code, baseUrl + " answered " + message.strip());
