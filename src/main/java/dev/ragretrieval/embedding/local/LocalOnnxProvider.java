@@ -1,14 +1,9 @@
 package dev.ragretrieval.embedding.local;
 
 import dev.ragretrieval.upstream.Deadline;
-import dev.langchain4j.data.embedding.Embedding;
-import dev.langchain4j.data.segment.TextSegment;
-import dev.langchain4j.model.embedding.EmbeddingModel;
-import dev.langchain4j.model.embedding.onnx.bgesmallenv15q.BgeSmallEnV15QuantizedEmbeddingModel;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.embedding.InputType;
-import dev.ragretrieval.embedding.Vectors;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
@@ -28,10 +23,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * bge-small-en-v1.5 (quantized ONNX, 384 dimensions) running in process, from the langchain4j
- * jar on Maven Central. The model loads once, lazily, on a worker thread; inference runs on a
- * dedicated worker pool, never on an event loop, one run at a time over every call waiting for it
- * (up to {@code embedding.local.batch_size} texts). Vectors are L2-normalised.
+ * bge-small-en-v1.5 (quantized ONNX, 384 dimensions) running in process, the model file from the
+ * langchain4j jar on Maven Central run by {@link BgeBatchEncoder}. The model loads once, lazily, on
+ * a worker thread; inference runs on a dedicated worker pool, never on an event loop. Calls queue;
+ * each free run of the model takes the calls waiting (up to {@code embedding.local.batch_size}
+ * texts), and up to {@link #parallelRuns} runs go at once, each on one ONNX Runtime thread: one
+ * question's run is too small to split well over threads, two runs use two cores. Vectors are
+ * L2-normalised and equal langchain4j's.
  *
  * <p>Natives: DJL's tokenizer unpacks under {@code DJL_CACHE_DIR} (system property or env; default
  * {@code ~/.djl.ai}) and onnxruntime under {@code java.io.tmpdir}. When neither DJL variable is set
@@ -49,14 +47,16 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
   private final String model;
   private final int maxTextsPerCall;
   private final int batchSize;
+  /** Runs of the model at once: half the cores, at least two. */
+  private final int parallelRuns = Math.max(2, Runtime.getRuntime().availableProcessors() / 2);
   private final WorkerExecutor workers;
   private final Upstream upstream;
   private final RagMetrics metrics;
   /** Calls waiting for the model, oldest first; guarded by {@code this}. */
   private final Deque<Waiting> waiting = new ArrayDeque<>();
-  /** Whether a run of the model is under way; guarded by {@code this}. */
-  private boolean running;
-  private Future<EmbeddingModel> loaded;
+  /** Runs of the model under way; guarded by {@code this}. */
+  private int running;
+  private Future<BgeBatchEncoder> loaded;
 
   /** One caller's texts, waiting for a run of the model. */
   private record Waiting(List<String> texts, InputType inputType, Deadline deadline, Promise<List<float[]>> done) {}
@@ -73,8 +73,8 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
       LOG.warn("embedding.local.dimension is {} but {} gives {}-dimensional vectors; using {}",
           local.dimension(), local.model(), DIMENSION, DIMENSION);
     }
-    // one run at a time (ONNX Runtime spreads a run over the cores itself); a second thread loads the model
-    this.workers = vertx.createSharedWorkerExecutor("rag-local-embedding", 2, 5, TimeUnit.MINUTES);
+    // one thread per run; the model loads on one of them before any run starts
+    this.workers = vertx.createSharedWorkerExecutor("rag-local-embedding", parallelRuns, 5, TimeUnit.MINUTES);
     this.metrics = metrics;
     this.upstream = Upstream.inProcess(vertx, metrics, Upstream.Kind.EMBEDDING, "local", "the local model",
         config.timeout());
@@ -96,9 +96,9 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
   }
 
   /**
-   * Queues the texts for the model. Whenever the model is free it takes the oldest waiting calls,
-   * up to {@code batch_size} texts in all (a larger call goes alone), and embeds them in one run:
-   * concurrent questions share runs instead of queueing one by one.
+   * Queues the texts for the model. Whenever a run is free it takes the oldest waiting calls, up to
+   * {@code batch_size} texts in all (a larger call goes alone), and embeds them: concurrent
+   * questions share runs instead of queueing one by one.
    */
   @Override
   public Future<List<float[]>> embed(List<String> texts, InputType inputType, Deadline deadline) {
@@ -121,11 +121,11 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
     return workers.close();
   }
 
-  /** Starts a run of the model on the waiting calls, unless one is under way (it starts the next when done). */
+  /** Starts a run of the model on the waiting calls, unless all runs are under way (each starts the next when done). */
   private void runNext() {
     List<Waiting> batch = new ArrayList<>();
     synchronized (this) {
-      if (running || waiting.isEmpty()) {
+      if (running == parallelRuns || waiting.isEmpty()) {
         return;
       }
       int texts = 0;
@@ -134,13 +134,13 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
         texts += next.texts().size();
         batch.add(next);
       }
-      running = true;
+      running++;
       metrics.localModelRun(texts);
     }
-    load().compose(embedder -> workers.executeBlocking(() -> run(embedder, batch), false))
+    load().compose(encoder -> workers.executeBlocking(() -> run(encoder, batch), false))
         .onComplete(done -> {
           synchronized (this) {
-            running = false;
+            running--;
           }
           if (done.succeeded()) {
             done.result().forEach(answer -> {
@@ -158,10 +158,10 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
   }
 
   /** One run of the model over every call of the batch whose caller is still waiting. */
-  private static List<Answer> run(EmbeddingModel embedder, List<Waiting> batch) {
+  private static List<Answer> run(BgeBatchEncoder encoder, List<Waiting> batch) throws Exception {
     List<Answer> answers = new ArrayList<>(batch.size());
     List<Waiting> live = new ArrayList<>(batch.size());
-    List<TextSegment> segments = new ArrayList<>();
+    List<String> inputs = new ArrayList<>();
     for (Waiting call : batch) {
       // queued work whose caller has given up is skipped
       if (call.deadline().expired()) {
@@ -169,38 +169,35 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
         continue;
       }
       live.add(call);
-      call.texts().forEach(text -> segments.add(segment(text, call.inputType())));
+      call.texts().forEach(text -> inputs.add(input(text, call.inputType())));
     }
-    if (segments.isEmpty()) {
+    if (inputs.isEmpty()) {
       return answers;
     }
-    List<Embedding> embeddings = embedder.embedAll(segments).content();
+    List<float[]> vectors = encoder.embed(inputs);
     int next = 0;
     for (Waiting call : live) {
-      List<float[]> vectors = new ArrayList<>(call.texts().size());
-      for (int i = 0; i < call.texts().size(); i++) {
-        vectors.add(Vectors.l2Normalize(embeddings.get(next++).vector().clone()));
-      }
-      answers.add(new Answer(call, vectors, null));
+      List<float[]> own = new ArrayList<>(vectors.subList(next, next + call.texts().size()));
+      next += call.texts().size();
+      answers.add(new Answer(call, own, null));
     }
     return answers;
   }
 
-  private static TextSegment segment(String text, InputType inputType) {
-    // langchain4j refuses blank segments; a blank text gets a (meaningless) vector, not a failure
+  private static String input(String text, InputType inputType) {
+    // the model refuses blank texts (as langchain4j did); a blank text gets a (meaningless) vector, not a failure
     String input = text.isBlank() ? "." : text;
-    return TextSegment.from(inputType == InputType.SEARCH_QUERY ? QUERY_PREFIX + input : input);
+    return inputType == InputType.SEARCH_QUERY ? QUERY_PREFIX + input : input;
   }
 
-  private synchronized Future<EmbeddingModel> load() {
+  private synchronized Future<BgeBatchEncoder> load() {
     if (loaded == null) {
       loaded = workers.executeBlocking(() -> {
         long started = System.nanoTime();
         prepareNativeCache();
-        // a same-thread executor: parallelism comes from this pool, not a hidden one of langchain4j's
-        EmbeddingModel embedder = new BgeSmallEnV15QuantizedEmbeddingModel(Runnable::run);
+        BgeBatchEncoder encoder = BgeBatchEncoder.shared();
         LOG.info("local embedding model {} loaded in {} ms", model, (System.nanoTime() - started) / 1_000_000);
-        return embedder;
+        return encoder;
       }, false).recover(failure -> {
         LOG.error("cannot load the local embedding model {}", model, failure);
         synchronized (this) {
