@@ -386,6 +386,21 @@ public final class Bench {
     if (line == null) {
       throw new IllegalStateException("the stand-ins did not start");
     }
+    // Keep draining what they print: once a full pipe blocks their logger, their event loop stops
+    // and /counts (and every upstream call) hangs.
+    Thread drain = new Thread(() -> {
+      try (var sink = Files.newBufferedWriter(out.resolve("stand-ins.log"), StandardCharsets.UTF_8)) {
+        String next;
+        while ((next = lines.readLine()) != null) {
+          sink.write(next);
+          sink.newLine();
+        }
+      } catch (IOException e) {
+        // the stand-ins have gone
+      }
+    }, "stand-ins-output");
+    drain.setDaemon(true);
+    drain.start();
     return process;
   }
 

@@ -36,6 +36,7 @@ public final class StandIns {
     CohereTestServer cohere = CohereTestServer.start(vertx, TestStack.COHERE_KEY, dimension, coherePort)
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     cohere.recordRequests(false);
+    qdrant.recordQueries(false);
     cohere.delay(Duration.ofMillis(cohereMs));
     qdrant.delay(Duration.ofMillis(qdrantMs));
     qdrant.createCollection(TestStack.COLLECTION, dimension);

@@ -184,6 +184,11 @@ public final class QdrantTestServer {
     return store.sparseConfig(collection);
   }
 
+  /** false: stop keeping the Queries received (a long bench run would run out of memory). */
+  public void recordQueries(boolean record) {
+    store.recordQueries(record);
+  }
+
   /** Every Query received (each query of a QueryBatch too), oldest first: what a client really sent. */
   public List<io.qdrant.client.grpc.Points.QueryPoints> queries() {
     return store.queries();

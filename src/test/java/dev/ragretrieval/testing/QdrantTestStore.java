@@ -108,6 +108,8 @@ final class QdrantTestStore {
   }
 
   private final List<QueryPoints> queries = new ArrayList<>();
+  /** false in a long bench run: every Query holds its vector, and keeping them all runs out of memory. */
+  private boolean recording = true;
 
   private final Map<String, TestCollection> collections = new LinkedHashMap<>();
   private final AtomicLong operationIds = new AtomicLong();
@@ -127,6 +129,10 @@ final class QdrantTestStore {
 
   synchronized Map<String, Modifier> sparseConfig(String collection) {
     return Map.copyOf(collection(collection).sparseVectors);
+  }
+
+  synchronized void recordQueries(boolean record) {
+    this.recording = record;
   }
 
   /** Every Query (and each query of a QueryBatch) received, oldest first. */
@@ -285,7 +291,9 @@ final class QdrantTestStore {
   }
 
   synchronized QueryResponse query(QueryPoints request) {
-    queries.add(request);
+    if (recording) {
+      queries.add(request);
+    }
     return QueryResponse.newBuilder().addAllResult(search(request.getCollectionName(), request)).build();
   }
 
@@ -293,7 +301,9 @@ final class QdrantTestStore {
     collection(request.getCollectionName());
     QueryBatchResponse.Builder out = QueryBatchResponse.newBuilder();
     for (QueryPoints q : request.getQueryPointsList()) {
-      queries.add(q);
+      if (recording) {
+        queries.add(q);
+      }
       out.addResult(BatchResult.newBuilder().addAllResult(search(request.getCollectionName(), q)));
     }
     return out.build();
