@@ -66,7 +66,7 @@ final class ConnectionGuard {
     connection.closeHandler(closed -> {
       open.decrementAndGet();
       connections.remove(connection);
-      tracked.disarm();
+      tracked.forget();
     });
     if (count > limits.maxConnections()) {
       Tracked longestIdle = longestIdle();
@@ -135,12 +135,22 @@ final class ConnectionGuard {
         .increment();
   }
 
-  /** One connection's state; touched only on its event loop. */
+  /**
+   * One connection's state; touched only on its event loop. Its header or idle deadline moves
+   * with every request, but its timer is not re-set each time: a timer that fires early finds
+   * the deadline moved and waits out the rest. Setting and cancelling a Vert.x timer per request
+   * cost more than the request's routing.
+   */
   private final class Tracked {
+    private static final long DISARMED = Long.MAX_VALUE;
+
     private final HttpConnection connection;
     private boolean overCap;
     private int active;
+    private long deadline = DISARMED;
+    private String reason;
     private long timer = -1;
+    private long timerFiresAt;
 
     Tracked(HttpConnection connection) {
       this.connection = connection;
@@ -164,24 +174,55 @@ final class ConnectionGuard {
     }
 
     void arm(Duration timeout, String reason) {
-      disarm();
       idle(this, true);
-      timer = vertx.setTimer(timeout.toMillis(), id -> {
+      this.reason = reason;
+      this.deadline = now() + timeout.toMillis();
+      if (timer >= 0 && timerFiresAt > deadline) {
+        vertx.cancelTimer(timer); // only ever true for a shorter timeout than the pending one
         timer = -1;
-        close(reason);
-      });
+      }
+      if (timer < 0) {
+        schedule(timeout.toMillis());
+      }
     }
 
     void disarm() {
       idle(this, false);
+      deadline = DISARMED;
+    }
+
+    /** The connection has gone: its timer goes too. */
+    void forget() {
+      disarm();
       if (timer >= 0) {
         vertx.cancelTimer(timer);
         timer = -1;
       }
     }
 
+    private void schedule(long delay) {
+      timerFiresAt = now() + delay;
+      timer = vertx.setTimer(Math.max(1, delay), id -> {
+        timer = -1;
+        if (deadline == DISARMED) {
+          return; // a request is under way; the next arm starts a timer
+        }
+        long left = deadline - now();
+        if (left > 0) {
+          schedule(left);
+        } else {
+          close(reason);
+        }
+      });
+    }
+
+    /** Monotonic milliseconds: a wall-clock step must not close or keep connections. */
+    private static long now() {
+      return System.nanoTime() / 1_000_000;
+    }
+
     void close(String reason) {
-      disarm();
+      forget();
       closed(reason);
       connection.close();
     }

@@ -36,7 +36,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 
@@ -165,7 +164,7 @@ public final class HttpVerticle extends VerticleBase {
    */
   private void requestId(RoutingContext ctx) {
     String given = ctx.request().getHeader(REQUEST_ID);
-    String id = given != null && SAFE_REQUEST_ID.matcher(given).matches() ? given : UUID.randomUUID().toString();
+    String id = given != null && SAFE_REQUEST_ID.matcher(given).matches() ? given : Ids.random();
     exchange(ctx).requestId(id);
     ctx.response().putHeader(REQUEST_ID, id);
     ctx.next();
@@ -224,7 +223,7 @@ public final class HttpVerticle extends VerticleBase {
   // --- /v1 ---
 
   private void retrieve(RoutingContext ctx) {
-    Exchange exchange = exchange(ctx).queryId(UUID.randomUUID().toString());
+    Exchange exchange = exchange(ctx).queryId(Ids.random());
     StreamFormat format = StreamFormat.negotiate(ctx);
     jsonBody(ctx)
         .compose(service::validate)
@@ -244,7 +243,7 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   private void retrieveStream(RoutingContext ctx) {
-    Exchange exchange = exchange(ctx).queryId(UUID.randomUUID().toString());
+    Exchange exchange = exchange(ctx).queryId(Ids.random());
     RetrievalRequest request;
     try {
       request = parser.parse(ctx.queryParams());
@@ -289,7 +288,7 @@ public final class HttpVerticle extends VerticleBase {
   }
 
   private void context(RoutingContext ctx) {
-    Exchange exchange = exchange(ctx).queryId(UUID.randomUUID().toString());
+    Exchange exchange = exchange(ctx).queryId(Ids.random());
     jsonBody(ctx)
         .compose(service::validate)
         .onSuccess(request -> {
@@ -310,7 +309,7 @@ public final class HttpVerticle extends VerticleBase {
     jsonBody(ctx)
         .map(parser::parseBatch)
         .onSuccess(slots -> {
-          List<String> queryIds = slots.stream().map(s -> UUID.randomUUID().toString()).toList();
+          List<String> queryIds = slots.stream().map(s -> Ids.random()).toList();
           List<Future<RetrievalResult>> results = service.retrieveBatch(slots, queryIds, deadline(ctx));
           StreamFormat format = StreamFormat.negotiate(ctx);
           if (format == StreamFormat.JSON) {

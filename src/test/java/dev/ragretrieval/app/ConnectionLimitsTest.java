@@ -84,6 +84,23 @@ class ConnectionLimitsTest {
   }
 
   @Test
+  @DisplayName("the idle timeout counts from the last answer: a connection used every 100 ms outlives many timeouts, then closes once left")
+  void idleTimeoutRestartsWithEachRequest(Vertx vertx) throws IOException, InterruptedException {
+    int port = start(vertx, Map.of("RAG_IDLE_TIMEOUT_MS", "300"), new JsonObject());
+    Socket socket = idleAfterOneRequest(port);
+    long started = System.nanoTime();
+    // 2 s of requests 100 ms apart: more than six idle timeouts in all, never one idle gap that long
+    while (System.nanoTime() - started < 2_000_000_000L) {
+      Thread.sleep(100);
+      assertThat(RawHttp.send(socket, LIVE).status()).isEqualTo(200);
+    }
+    long lastAnswer = System.nanoTime();
+    assertThat(RawHttp.closedByServer(socket)).isTrue();
+    assertThat((System.nanoTime() - lastAnswer) / 1_000_000).as("closed about one idle timeout after the last answer")
+        .isBetween(250L, 2_000L);
+  }
+
+  @Test
   @DisplayName("the idle timeout never cuts a request in progress: a slow answer still arrives")
   void idleTimeoutSparesRequestInProgress(Vertx vertx) throws IOException {
     int port = start(vertx, Map.of("RAG_IDLE_TIMEOUT_MS", "200", "RAG_HEADER_TIMEOUT_MS", "200"), new JsonObject());
