@@ -126,9 +126,11 @@ class RetrievalClientTest {
       int asked = body.toJsonObject().getJsonArray("queries").size();
       JsonArray results = new JsonArray().add(new JsonObject().put("count", 1))
           .add(new JsonObject().put("error", new JsonObject().put("code", "COLLECTION_NOT_FOUND")));
-      answer(request, 200, new JsonObject().put("results", asked == 2 ? results : new JsonArray().add(results.getValue(0))).encode());
+      JsonArray answered = asked == 2 ? results : new JsonArray().add(results.getValue(0));
+      answer(request, 200, new JsonObject().put("results", answered).encode());
     }));
-    List<JsonObject> slots = await(c.retrieveBatch(List.of(new JsonObject().put("query", "a"), new JsonObject().put("query", "b"))));
+    List<JsonObject> slots = await(c.retrieveBatch(
+        List.of(new JsonObject().put("query", "a"), new JsonObject().put("query", "b"))));
     assertThat(slots).hasSize(2);
     assertThat(slots.get(0).getInteger("count")).isEqualTo(1);
     assertThat(slots.get(1).getJsonObject("error").getString("code")).isEqualTo("COLLECTION_NOT_FOUND");
