@@ -11,7 +11,6 @@ import dev.ragretrieval.eval.Retriever;
 import dev.ragretrieval.eval.TestResult;
 import dev.ragretrieval.ingest.SampleBook;
 import dev.ragretrieval.retrieval.RetrievalService;
-import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +27,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -69,13 +69,8 @@ public final class EvalCommand implements Callable<Integer> {
       description = "dense or hybrid, sent as the request's search_mode (default: the service's choice)")
   String searchMode;
 
-  @Option(names = "--url", paramLabel = "URL",
-      description = "evaluate a running service (POST URL/v1/retrieve/batch) instead of this process's store")
-  String url;
-
-  @Option(names = "--api-key", paramLabel = "KEY",
-      description = "client key for --url (default: the RAG_API_KEY environment variable)")
-  String apiKey;
+  @Mixin
+  ServerOptions server;
 
   @Option(names = {"--output", "-o"}, paramLabel = "FILE", description = "write the JSON report here")
   Path output;
@@ -94,7 +89,9 @@ public final class EvalCommand implements Callable<Integer> {
     checkOptions();
     List<EvalCase> tests = EvalCase.parse(read(file));
     Evaluator.Options options = new Evaluator.Options(topK, collection, searchMode);
-    EvalReport report = url != null ? overHttp(tests, options) : inProcess(tests, options);
+    EvalReport report = server.remote()
+        ? server.ask(cli, client -> new Evaluator(new HttpRetriever(client, 32), options).run(tests), RUN_LIMIT)
+        : inProcess(tests, options);
     return finish(report);
   }
 
@@ -108,15 +105,10 @@ public final class EvalCommand implements Callable<Integer> {
     if (searchMode != null && !SEARCH_MODES.contains(searchMode)) {
       throw usage("--search-mode must be dense or hybrid");
     }
-    if (url != null && !HttpRetriever.isHttpUrl(url)) {
-      throw usage("--url must be an http(s) URL such as http://localhost:8080");
-    }
     if (collection != null && !collection.matches("[A-Za-z0-9_.-]{1,255}")) {
       throw usage("--collection must be a collection name (letters, digits, '_', '.', '-')");
     }
-    if (apiKey != null && url == null) {
-      throw usage("--api-key needs --url");
-    }
+    server.check(spec);
   }
 
   private ParameterException usage(String message) {
@@ -138,16 +130,6 @@ public final class EvalCommand implements Callable<Integer> {
     } catch (NoSuchFileException e) {
       throw new ServiceException(ErrorCode.INVALID_REQUEST, "no such file: " + name
           + " (bundled sets: " + String.join(", ", BUNDLED.keySet()) + ")");
-    }
-  }
-
-  private EvalReport overHttp(List<EvalCase> tests, Evaluator.Options options) {
-    String key = apiKey != null ? apiKey : blankToNull(cli.env().get("RAG_API_KEY"));
-    Vertx vertx = Vertx.vertx();
-    try (Retriever retriever = new HttpRetriever(vertx, url, key, 32, Duration.ofMinutes(2).toMillis())) {
-      return Services.await(new Evaluator(retriever, options).run(tests), RUN_LIMIT);
-    } finally {
-      Services.await(vertx.close(), Duration.ofSeconds(30));
     }
   }
 

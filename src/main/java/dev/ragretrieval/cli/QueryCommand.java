@@ -5,7 +5,6 @@ import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievalRequest;
 import dev.ragretrieval.retrieval.RetrievalService;
 import dev.ragretrieval.upstream.Deadline;
-import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
@@ -14,6 +13,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -50,13 +50,8 @@ public final class QueryCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print the API's JSON response")
   boolean json;
 
-  @Option(names = "--url", paramLabel = "URL",
-      description = "ask a running server (e.g. http://localhost:8080) instead of opening the store here")
-  String url;
-
-  @Option(names = "--api-key", paramLabel = "KEY",
-      description = "API key for --url (default: the RAG_API_KEY environment variable)")
-  String apiKey;
+  @Mixin
+  ServerOptions server;
 
   @Spec
   CommandSpec spec;
@@ -69,6 +64,7 @@ public final class QueryCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    server.check(spec);
     JsonObject body = new JsonObject().put("query", text);
     if (topK != null) {
       body.put("top_k", topK);
@@ -79,7 +75,9 @@ public final class QueryCommand implements Callable<Integer> {
     if (collection != null) {
       body.put("collection", collection);
     }
-    JsonObject answer = url != null ? remote(body) : local(body);
+    JsonObject answer = server.remote()
+        ? usage(() -> server.ask(cli, client -> client.retrieve(body), ServerOptions.CALL_TIMEOUT.plusSeconds(10)))
+        : local(body);
     if (json) {
       cli.out().println(answer.encodePrettily());
     } else {
@@ -94,16 +92,6 @@ public final class QueryCommand implements Callable<Integer> {
       RetrievalRequest request = usage(() -> Services.await(service.validate(body), Duration.ofSeconds(5)));
       return ResultJson.result(Services.await(
           service.retrieve(request, UUID.randomUUID().toString(), deadline(services)), Duration.ofMinutes(2)));
-    }
-  }
-
-  private JsonObject remote(JsonObject body) {
-    Vertx vertx = Vertx.vertx();
-    String key = apiKey != null ? apiKey : cli.env().get("RAG_API_KEY");
-    try (RemoteRetrieval server = new RemoteRetrieval(vertx, url, key, Duration.ofMinutes(2))) {
-      return usage(() -> Services.await(server.retrieve(body), Duration.ofMinutes(2)));
-    } finally {
-      vertx.close();
     }
   }
 

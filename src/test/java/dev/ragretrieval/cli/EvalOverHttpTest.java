@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** eval --url against the whole service (in-process Qdrant and Cohere behind it), with client keys on. */
+/** eval --url and query --url against the whole service (in-process Qdrant and Cohere behind it), with client keys on. */
 @ExtendWith(VertxExtension.class)
 class EvalOverHttpTest {
 
@@ -98,5 +98,23 @@ class EvalOverHttpTest {
     Run down = run(Map.of(), "eval", tests().toString(), "--url", "http://127.0.0.1:1");
     assertThat(down.code()).isEqualTo(1);
     assertThat(down.err().strip()).startsWith("error: cannot reach http://127.0.0.1:1").doesNotContain("\n");
+  }
+
+  @Test
+  @DisplayName("query --url goes through the same client: the server's 400 is a usage error naming the option,"
+      + " a missing key exits 1 naming the server and the 401")
+  void queryOverHttp() {
+    Run ok = run(Map.of("RAG_API_KEY", KEY), "query", "A ROS 2 node is a process", "--url", url(), "--json");
+    assertThat(ok.code()).as(ok.err()).isZero();
+    assertThat(new JsonObject(ok.out()).getInteger("count")).isPositive();
+
+    Run badK = run(Map.of(), "query", "nodes", "--url", url(), "--api-key", KEY, "-k", "0");
+    assertThat(badK.code()).isEqualTo(2);
+    assertThat(badK.err()).contains("-k/--top-k must be between 1 and").doesNotContain("'top_k'");
+
+    Run noKey = run(Map.of(), "query", "nodes", "--url", url());
+    assertThat(noKey.code()).isEqualTo(1);
+    assertThat(noKey.err().strip()).startsWith("error: " + url() + " answered HTTP 401 UNAUTHORIZED: ")
+        .doesNotContain("\n");
   }
 }

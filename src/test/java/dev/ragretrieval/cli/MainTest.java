@@ -188,6 +188,16 @@ class MainTest {
   }
 
   @Test
+  @DisplayName("query's --url must be an http(s) URL and --api-key needs --url: usage errors, as in eval")
+  void queryServerOptions() {
+    for (String[] args : new String[][] {{"query", "hello", "--url", "not a url"}, {"query", "hello", "--api-key", "k"}}) {
+      Run bad = run(args);
+      assertThat(bad.code()).as(String.join(" ", args)).isEqualTo(2);
+      assertThat(bad.err().strip()).startsWith("error: --").doesNotContain("\n");
+    }
+  }
+
+  @Test
   @DisplayName("ingest checks first: an invalid collection name gives the rule, an unreachable Qdrant its host:port,"
       + " a failing embedder says so; nothing is stored")
   void checksFirst() throws Exception {

@@ -141,16 +141,7 @@ final class LuceneCollection implements AutoCloseable {
   }
 
   long count() throws IOException {
-    SearcherManager current = searchers();
-    if (current == null) {
-      return 0;
-    }
-    IndexSearcher searcher = current.acquire();
-    try {
-      return searcher.getIndexReader().numDocs();
-    } finally {
-      current.release(searcher);
-    }
+    return read(searcher -> (long) searcher.getIndexReader().numDocs(), 0L);
   }
 
   void upsert(List<Point> points) throws IOException {
@@ -189,23 +180,19 @@ final class LuceneCollection implements AutoCloseable {
           Occur.MUST_NOT);
     }
     Query query = missing.build();
-    Map<String, Long> removed = new java.util.TreeMap<>();
-    SearcherManager current = searchers();
-    if (current == null) {
-      return List.of();
-    }
-    IndexSearcher searcher = current.acquire();
-    try {
+    Map<String, Long> removed = read(searcher -> {
+      Map<String, Long> urls = new java.util.TreeMap<>();
       int hits = searcher.count(query);
-      if (hits == 0) {
-        return List.of();
+      if (hits > 0) {
+        for (ScoreDoc doc : searcher.search(query, hits).scoreDocs) {
+          String url = new JsonObject(searcher.storedFields().document(doc.doc).get(PAYLOAD)).getString("source_url");
+          urls.merge(String.valueOf(url), 1L, Long::sum);
+        }
       }
-      for (ScoreDoc doc : searcher.search(query, hits).scoreDocs) {
-        String url = new JsonObject(searcher.storedFields().document(doc.doc).get(PAYLOAD)).getString("source_url");
-        removed.merge(String.valueOf(url), 1L, Long::sum);
-      }
-    } finally {
-      current.release(searcher);
+      return urls;
+    }, Map.of());
+    if (removed.isEmpty()) {
+      return List.of();
     }
     write(writer -> writer.deleteDocuments(query));
     return removed.entrySet().stream().map(e -> new FacetCount(e.getKey(), e.getValue())).toList();
@@ -215,44 +202,27 @@ final class LuceneCollection implements AutoCloseable {
       throws IOException {
     int candidates = Math.max(limit * 4, 40);
     Query query = new KnnFloatVectorQuery(VECTOR, vector, candidates, filterQuery(filter));
-    SearcherManager current = searchers();
-    if (current == null) {
-      return List.of();
-    }
-    IndexSearcher searcher = current.acquire();
-    try {
+    return read(searcher -> {
       TopDocs top = searcher.search(query, candidates);
       List<ScoredPoint> hits = new ArrayList<>();
       for (ScoreDoc doc : top.scoreDocs) {
-        // Lucene scores COSINE as (1 + cos) / 2; the contract's score is the cosine itself
-        float cosine = 2f * doc.score - 1f;
+        float cosine = cosine(doc.score);
         if (cosine < threshold) {
           break;
         }
-        Document stored = searcher.storedFields().document(doc.doc);
-        hits.add(new ScoredPoint(stored.get(ID), cosine, new JsonObject(stored.get(PAYLOAD))));
+        hits.add(point(searcher, doc.doc, cosine));
         if (hits.size() == limit) {
           break;
         }
       }
       return hits;
-    } finally {
-      current.release(searcher);
-    }
+    }, List.of());
   }
 
   /** Whether every document carries the keyword field, so BM25 sees the whole collection. */
   boolean hybrid() throws IOException {
-    SearcherManager current = searchers();
-    if (current == null) {
-      return true; // nothing written yet: whatever this version writes has the field
-    }
-    IndexSearcher searcher = current.acquire();
-    try {
-      return searcher.count(new FieldExistsQuery(KEYWORDS)) == searcher.getIndexReader().numDocs();
-    } finally {
-      current.release(searcher);
-    }
+    // nothing written yet (true): whatever this version writes has the field
+    return read(searcher -> searcher.count(new FieldExistsQuery(KEYWORDS)) == searcher.getIndexReader().numDocs(), true);
   }
 
   /**
@@ -264,16 +234,11 @@ final class LuceneCollection implements AutoCloseable {
       Map<String, List<Object>> filter) throws IOException {
     int candidates = Math.max(limit * 4, 40);
     Query filterQuery = filterQuery(filter);
-    SearcherManager current = searchers();
-    if (current == null) {
-      return List.of();
-    }
-    IndexSearcher searcher = current.acquire();
-    try {
+    return read(searcher -> {
       Map<Integer, Float> cosines = new HashMap<>();
       List<String> dense = new ArrayList<>();
       for (ScoreDoc doc : searcher.search(new KnnFloatVectorQuery(VECTOR, vector, candidates, filterQuery), candidates).scoreDocs) {
-        float cosine = 2f * doc.score - 1f;
+        float cosine = cosine(doc.score);
         if (cosine >= threshold) {
           cosines.put(doc.doc, cosine);
           dense.add(Integer.toString(doc.doc));
@@ -298,16 +263,24 @@ final class LuceneCollection implements AutoCloseable {
         if (cosine < threshold) {
           continue;
         }
-        Document stored = searcher.storedFields().document(doc);
-        hits.add(new ScoredPoint(stored.get(ID), cosine, new JsonObject(stored.get(PAYLOAD))));
+        hits.add(point(searcher, doc, cosine));
         if (hits.size() == limit) {
           break;
         }
       }
       return hits;
-    } finally {
-      current.release(searcher);
-    }
+    }, List.of());
+  }
+
+  /** The hit {@code doc} as the store answers it: its id, the cosine, its payload. */
+  private static ScoredPoint point(IndexSearcher searcher, int doc, float cosine) throws IOException {
+    Document stored = searcher.storedFields().document(doc);
+    return new ScoredPoint(stored.get(ID), cosine, new JsonObject(stored.get(PAYLOAD)));
+  }
+
+  /** Lucene scores COSINE as (1 + cos) / 2; the contract's score is the cosine itself. */
+  private static float cosine(float luceneScore) {
+    return 2f * luceneScore - 1f;
   }
 
   /** The cosine of a document's stored vector and the query, for a hit the k-NN list did not score. */
@@ -319,16 +292,11 @@ final class LuceneCollection implements AutoCloseable {
     if (values == null || values.advance(local) != local) {
       return -1f;
     }
-    // Lucene's COSINE similarity is (1 + cos) / 2
-    return 2f * VectorSimilarityFunction.COSINE.compare(query, values.vectorValue()) - 1f;
+    return cosine(VectorSimilarityFunction.COSINE.compare(query, values.vectorValue()));
   }
+
   List<FacetCount> facet(String key, int limit) throws IOException {
-    SearcherManager current = searchers();
-    if (current == null) {
-      return List.of();
-    }
-    IndexSearcher searcher = current.acquire();
-    try {
+    return read(searcher -> {
       Set<String> values = new LinkedHashSet<>();
       for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
         Terms terms = leaf.reader().terms(KEY_PREFIX + key);
@@ -351,9 +319,7 @@ final class LuceneCollection implements AutoCloseable {
       counts.sort(Comparator.comparingLong(FacetCount::count).reversed()
           .thenComparing(c -> String.valueOf(c.value())));
       return counts.size() > limit ? List.copyOf(counts.subList(0, limit)) : counts;
-    } finally {
-      current.release(searcher);
-    }
+    }, List.of());
   }
 
   @Override
@@ -427,13 +393,22 @@ final class LuceneCollection implements AutoCloseable {
   }
 
   private long countOf(Query query) throws IOException {
+    return read(searcher -> (long) searcher.count(query), 0L);
+  }
+
+  private interface Read<T> {
+    T apply(IndexSearcher searcher) throws IOException;
+  }
+
+  /** {@code read} on a searcher over the last commit, or {@code empty} when nothing was committed yet. */
+  private <T> T read(Read<T> read, T empty) throws IOException {
     SearcherManager current = searchers();
     if (current == null) {
-      return 0;
+      return empty;
     }
     IndexSearcher searcher = current.acquire();
     try {
-      return searcher.count(query);
+      return read.apply(searcher);
     } finally {
       current.release(searcher);
     }
