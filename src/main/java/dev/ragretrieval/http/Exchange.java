@@ -221,6 +221,15 @@ final class Exchange {
       }
       ctx.response().write(out.buffer());
     }
+
+    /** Sends the events and ends the stream in the same write: a separate end costs a flush of its own. */
+    void sendAndEnd() {
+      if (finished() || !streaming()) {
+        return;
+      }
+      finished = true;
+      ctx.response().end(out.buffer());
+    }
   }
 
   void end() {

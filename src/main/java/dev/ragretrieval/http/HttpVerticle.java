@@ -258,8 +258,8 @@ public final class HttpVerticle extends VerticleBase {
   /**
    * meta -> chunk per result -> context (when asked) -> done; a failure after meta is an error event.
    * The search is planned first, so meta tells the search mode really used; a failure there is
-   * still an ordinary error response. Two writes: meta at once, everything else together once the
-   * search has answered.
+   * still an ordinary error response. Two writes: meta at once, everything else and the end of the
+   * response together once the search has answered.
    */
   private void stream(Exchange exchange, StreamFormat format, RetrievalRequest unplanned, Deadline deadline) {
     service.plan(unplanned, deadline)
@@ -281,8 +281,7 @@ public final class HttpVerticle extends VerticleBase {
             AssembledContext context = service.assemble(result);
             events.add("context", json -> ResultJson.context(json, context));
           }
-          events.add("done", json -> ResultJson.done(json, result)).send();
-          exchange.end();
+          events.add("done", json -> ResultJson.done(json, result)).sendAndEnd();
         })
         .onFailure(exchange::fail);
   }
