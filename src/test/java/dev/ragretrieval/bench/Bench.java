@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
@@ -58,6 +59,8 @@ public final class Bench {
   private final long ticksPerSecond;
   private final AtomicLong unique = new AtomicLong(System.currentTimeMillis() % 1_000_000 * 1_000);
   private final List<String> rows = new ArrayList<>();
+  /** Per phase, the thread pools that used the most CPU: printed under the table. */
+  private final List<String> poolRows = new ArrayList<>();
   private Process service;
   private int port;
   private boolean standInsRunning;
@@ -128,7 +131,8 @@ public final class Bench {
       }
       bench.vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
-    String report = String.join("\n", bench.rows) + "\n";
+    String report = String.join("\n", bench.rows) + "\n\nService CPU by thread pool, ms per request (the five largest):\n\n"
+        + "| phase | clients | pools |\n|---|---|---|\n" + String.join("\n", bench.poolRows) + "\n";
     System.out.print(report);
     Files.writeString(out.resolve("results.md"), report);
     System.out.println("written to " + out.resolve("results.md"));
@@ -156,17 +160,28 @@ public final class Bench {
    */
   private void warmUp() throws Exception {
     Duration slice = Duration.ofSeconds(4);
-    for (int round = 1; round <= 12; round++) {
-      long[] before = cpuTicks();
+    warmUp(() -> {
       load(64, n -> retrieve(uniqueQuestion()), slice);
       load(256, n -> retrieve(cachedQuestion(n)), slice);
       load(64, n -> stream(cachedQuestion(n)), slice);
       load(4, n -> batch(32), slice.dividedBy(2));
+    });
+  }
+
+  private interface Round {
+    void run() throws Exception;
+  }
+
+  /** Runs {@code round} until the JIT compiler used under 5% of the service's CPU over one (at most 12 times). */
+  private void warmUp(Round round) throws Exception {
+    for (int number = 1; number <= 12; number++) {
+      long[] before = cpuTicks();
+      round.run();
       long[] after = cpuTicks();
       double compilerShare = (after[2] - before[2]) / (double) Math.max(1, after[0] - before[0]);
-      System.out.printf(Locale.ROOT, "warm-up round %d: JIT compiler %.0f%% of the service's CPU%n", round,
+      System.out.printf(Locale.ROOT, "warm-up round %d: JIT compiler %.0f%% of the service's CPU%n", number,
           100 * compilerShare);
-      warmUpRounds = round;
+      warmUpRounds = number;
       if (compilerShare < 0.05) {
         return;
       }
@@ -203,7 +218,13 @@ public final class Bench {
   }
 
   private void embeddedPhases() throws Exception {
-    load(8, n -> retrieve(uniqueQuestion()), Duration.ofSeconds(Math.max(5, phase.toSeconds())));
+    // warmed up like the other service: the compiler's CPU would otherwise land on the 1-client phase
+    warmUp(() -> {
+      load(1, n -> retrieve(uniqueQuestion()), Duration.ofSeconds(3));
+      load(64, n -> retrieve(uniqueQuestion()), Duration.ofSeconds(5));
+    });
+    rows.set(2, rows.get(2) + String.format(Locale.ROOT,
+        " Embedded default warm-up: %d rounds of 1 and 64 clients, until the same.", warmUpRounds));
     Result one = load(1, n -> retrieve(uniqueQuestion()), phase);
     Result many = load(64, n -> retrieve(uniqueQuestion()), phase);
     report("embedded default, new questions", one);
@@ -259,6 +280,7 @@ public final class Bench {
   /** {@code concurrency} loops, each sending its next request when the last one is answered, for {@code length}. */
   private Result load(int concurrency, LongFunction<Future<Integer>> request, Duration length) throws Exception {
     long[] cpuBefore = cpuTicks();
+    Map<String, Long> poolsBefore = poolTicks();
     JsonObject countsBefore = counts();
     long end = System.nanoTime() + length.toNanos();
     AtomicLong sent = new AtomicLong();
@@ -274,6 +296,7 @@ public final class Bench {
     Future.all(loops).toCompletionStage().toCompletableFuture().get(length.toSeconds() + 120, TimeUnit.SECONDS);
     double seconds = (System.nanoTime() - started) / 1e9;
     long[] cpuAfter = cpuTicks();
+    Map<String, Long> poolsAfter = poolTicks();
     JsonObject countsAfter = counts();
     long completed = latencies.size();
     double cpuMs = (cpuAfter[0] - cpuBefore[0]) * 1000.0 / ticksPerSecond;
@@ -281,7 +304,7 @@ public final class Bench {
     long calls = countsAfter.getLong("calls", 0L) - countsBefore.getLong("calls", 0L);
     long inputs = countsAfter.getLong("inputs", 0L) - countsBefore.getLong("inputs", 0L);
     return new Result(concurrency, completed, failures.get(), seconds, latencies.percentile(0.5),
-        latencies.percentile(0.99), cpuMs, loopMs, rssMb(), calls, inputs);
+        latencies.percentile(0.99), cpuMs, loopMs, rssMb(), calls, inputs, poolMs(poolsBefore, poolsAfter));
   }
 
   private void next(LongFunction<Future<Integer>> request, long end, AtomicLong sent, Latencies latencies,
@@ -327,6 +350,37 @@ public final class Bench {
         compiler};
   }
 
+  /**
+   * The service's CPU ticks by thread pool: a thread's name without its number ("rag-local-embed",
+   * "vert.x-eventloo", "GC Thread#"; Linux keeps 15 characters of it).
+   */
+  private Map<String, Long> poolTicks() throws IOException {
+    Map<String, Long> pools = new TreeMap<>();
+    try (var tasks = Files.list(Path.of("/proc", String.valueOf(service.pid()), "task"))) {
+      for (Path task : (Iterable<Path>) tasks::iterator) {
+        try {
+          String pool = Files.readString(task.resolve("comm")).trim().replaceAll("[-#]?[0-9]+$", "");
+          pools.merge(pool, ticks(Files.readString(task.resolve("stat"))), Long::sum);
+        } catch (IOException threadEnded) {
+          // a thread may end between the listing and the read
+        }
+      }
+    }
+    return pools;
+  }
+
+  /** CPU ms each pool used between two counts (threads that ended meanwhile are missed). */
+  private Map<String, Double> poolMs(Map<String, Long> before, Map<String, Long> after) {
+    Map<String, Double> used = new TreeMap<>();
+    after.forEach((pool, ticks) -> {
+      long delta = ticks - before.getOrDefault(pool, 0L);
+      if (delta > 0) {
+        used.put(pool, delta * 1000.0 / ticksPerSecond);
+      }
+    });
+    return used;
+  }
+
   private static long ticks(String stat) {
     // the command name (field 2) may hold spaces; fields after it start past the last ')'
     String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
@@ -368,6 +422,7 @@ public final class Bench {
         result.cpuMsPerRequest(), result.loopMsPerRequest(), result.rssMb(), result.perRequest(result.embedCalls()),
         result.perRequest(result.embedInputs())));
     System.out.println(rows.get(rows.size() - 1));
+    poolRows.add(String.format(Locale.ROOT, "| %s | %d | %s |", name, result.clients(), result.pools()));
   }
 
   // --- processes ---
@@ -489,7 +544,16 @@ public final class Bench {
 
   /** One phase: completed and failed requests, latency in ms, the service's CPU ms over the phase. */
   private record Result(int clients, long completed, long failed, double seconds, double p50, double p99,
-      double cpuMs, double loopMs, double rssMb, long embedCalls, long embedInputs) {
+      double cpuMs, double loopMs, double rssMb, long embedCalls, long embedInputs, Map<String, Double> poolMs) {
+
+    /** The five pools that used the most CPU, in ms per request. */
+    String pools() {
+      return poolMs.entrySet().stream()
+          .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+          .limit(5)
+          .map(e -> String.format(Locale.ROOT, "%s %.3f", e.getKey(), completed == 0 ? 0 : e.getValue() / completed))
+          .collect(java.util.stream.Collectors.joining(", "));
+    }
 
     double perSecond() {
       return completed / seconds;
@@ -510,7 +574,7 @@ public final class Bench {
     /** The same phase counted in questions ({@code n} per batch request). */
     Result times(int n) {
       return new Result(clients, completed * n, failed * n, seconds, p50, p99, cpuMs, loopMs, rssMb, embedCalls,
-          embedInputs);
+          embedInputs, poolMs);
     }
   }
 }
