@@ -254,7 +254,7 @@ class EmbeddedVectorStoreTest {
   }
 
   @Test
-  @DisplayName("a read-only store sees what a writer commits later (it looks at most every 100 ms), and refuses to write")
+  @DisplayName("a read-only store sees what a writer commits later, and refuses to write")
   void readOnlySeesCommitsAndRefusesWrites(Vertx vertx, VertxTestContext test) {
     EmbeddedVectorStore reader = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached(), true);
     reader.collectionInfo(C)
@@ -262,7 +262,6 @@ class EmbeddedVectorStoreTest {
           test.verify(() -> assertThat(before.pointsCount()).isEqualTo(5));
           return store.upsert(C, List.of(point("f", new float[] {0, 0, 1}, "ch4", "New", 5)));
         })
-        .compose(v -> vertx.timer(150))
         .compose(v -> reader.collectionInfo(C))
         .compose(after -> {
           test.verify(() -> assertThat(after.pointsCount()).isEqualTo(6));
