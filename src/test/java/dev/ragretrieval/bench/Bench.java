@@ -104,13 +104,16 @@ public final class Bench {
         bench.rows.set(2, bench.rows.get(2) + String.format(Locale.ROOT,
             " Warm-up: %d rounds of every kind of request, until the JIT compiler used under 5%% of the service's CPU.", bench.warmUpRounds));
         if (groups.contains("upstream")) {
-          bench.upstreamPhases(profile);
+          bench.upstreamPhases();
         }
         if (groups.contains("stream")) {
           bench.streamPhases();
         }
         if (groups.contains("batch")) {
           bench.batchPhases();
+        }
+        if (profile != null) {
+          bench.profile(profile);
         }
         bench.stopService();
         standIns.getOutputStream().close();
@@ -188,15 +191,19 @@ public final class Bench {
     }
   }
 
-  private void upstreamPhases(String profile) throws Exception {
-    if (profile != null) {
-      // an extra uncached 64 phase, recorded and not reported: the recording costs CPU of its own
-      Files.createDirectories(Path.of(profile));
-      run("jcmd", String.valueOf(service.pid()), "JFR.start", "name=bench", "settings=profile",
-          "filename=" + Path.of(profile, "uncached-64.jfr").toAbsolutePath());
-      load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2));
-      run("jcmd", String.valueOf(service.pid()), "JFR.stop", "name=bench");
-    }
+  /**
+   * An extra uncached 64 phase, recorded and not reported, after every reported phase of this
+   * service: the recording costs CPU of its own, and stopping it makes the JIT compiler work again.
+   */
+  private void profile(String profile) throws Exception {
+    Files.createDirectories(Path.of(profile));
+    run("jcmd", String.valueOf(service.pid()), "JFR.start", "name=bench", "settings=profile",
+        "filename=" + Path.of(profile, "uncached-64.jfr").toAbsolutePath());
+    load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2));
+    run("jcmd", String.valueOf(service.pid()), "JFR.stop", "name=bench");
+  }
+
+  private void upstreamPhases() throws Exception {
     report("uncached (new questions)", load(64, n -> retrieve(uniqueQuestion()), phase));
     report("uncached (new questions)", load(256, n -> retrieve(uniqueQuestion()), phase));
     report("cached (10 repeated questions)", load(64, n -> retrieve(cachedQuestion(n)), phase));
