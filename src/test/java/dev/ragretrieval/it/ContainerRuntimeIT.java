@@ -97,6 +97,7 @@ class ContainerRuntimeIT {
     command.addAll(stage.cmd());
     service = start(command, env, workdir, stage, asImageUser, log);
     if (asImageUser) {
+      awaitExec(service.pid());
       assertThat(uidOf(service.pid())).as("the service's uid").isEqualTo(stage.uid());
     }
 
@@ -248,6 +249,15 @@ class ContainerRuntimeIT {
       }
     }
     return null;
+  }
+
+  /** Until setpriv has dropped root and exec'd java: read earlier, the uid is still setpriv's own (0). */
+  private static void awaitExec(long pid) throws IOException, InterruptedException {
+    Path comm = Path.of("/proc", String.valueOf(pid), "comm");
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (Files.readString(comm).trim().equals("setpriv") && System.nanoTime() < until) {
+      Thread.sleep(10);
+    }
   }
 
   private static int uidOf(long pid) throws IOException {

@@ -28,7 +28,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.core.net.PemTrustOptions;
 import java.io.IOException;
 import java.net.URI;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -51,10 +50,12 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   private static final int MAX_UPSTREAM_MESSAGE = 300;
   /** Jackson's fast double parser is exact (correctly rounded) and several times quicker than the JDK's. */
   private static final JsonFactory JSON = JsonFactory.builder().enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER).build();
+  private static final CharSequence USER_AGENT = HttpHeaders.createOptimized("rag-retrieval");
+  private static final CharSequence JSON_TYPE = HttpHeaders.createOptimized("application/json");
 
   private final String name;
   private final String displayName;
-  private final URI url;
+  private final String host;
   private final boolean ssl;
   private final int port;
   /** Path and query of the endpoint. */
@@ -81,18 +82,20 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
       String url, Optional<String> apiKey, String model, int dimension, int maxTextsPerCall, RagMetrics metrics) {
     this.name = name;
     this.displayName = displayName;
-    this.url = URI.create(url);
-    this.ssl = "https".equalsIgnoreCase(this.url.getScheme());
-    this.port = this.url.getPort() > 0 ? this.url.getPort() : ssl ? 443 : 80;
-    this.path = (this.url.getRawPath() == null || this.url.getRawPath().isEmpty() ? "/" : this.url.getRawPath())
-        + (this.url.getRawQuery() == null ? "" : "?" + this.url.getRawQuery());    this.apiKey = apiKey.filter(key -> !key.isBlank());
+    URI endpoint = URI.create(url);
+    this.host = endpoint.getHost();
+    this.ssl = "https".equalsIgnoreCase(endpoint.getScheme());
+    this.port = endpoint.getPort() > 0 ? endpoint.getPort() : ssl ? 443 : 80;
+    this.path = (endpoint.getRawPath() == null || endpoint.getRawPath().isEmpty() ? "/" : endpoint.getRawPath())
+        + (endpoint.getRawQuery() == null ? "" : "?" + endpoint.getRawQuery());
+    this.apiKey = apiKey.filter(key -> !key.isBlank());
     this.authorization = this.apiKey.map(key -> "Bearer " + key).orElse(null);
     this.model = model;
     this.dimension = dimension;
     this.maxTextsPerCall = maxTextsPerCall;
     HttpClientOptions options = new HttpClientOptions().setKeepAlive(true).setVerifyHost(true);
     // a self-hosted endpoint behind a private CA; Cohere and OpenAI themselves need the JVM's store only
-    config.caCert().ifPresent(path -> options.setTrustOptions(new PemTrustOptions().addCertPath(path.toString())));
+    config.caCert().ifPresent(cert -> options.setTrustOptions(new PemTrustOptions().addCertPath(cert.toString())));
     this.client = vertx.createHttpClient(options, new PoolOptions().setHttp1MaxSize(32));
     this.upstream = new Upstream(vertx, metrics, Upstream.Kind.EMBEDDING, name, displayName,
         new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), config.circuit(),
@@ -155,10 +158,10 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
 
   private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long budget) {
     Buffer body = requestBody(texts, inputType).toBuffer();
-    // the budget bounds the connection and then each wait for the answer's bytes, as WebClient's timeout did
+    // the budget bounds connecting, then each wait for the answer's next bytes
     RequestOptions options = new RequestOptions()
         .setMethod(HttpMethod.POST)
-        .setHost(url.getHost())
+        .setHost(host)
         .setPort(port)
         .setSsl(ssl)
         .setURI(path)
@@ -186,9 +189,6 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
           }
         });
   }
-
-  private static final CharSequence USER_AGENT = HttpHeaders.createOptimized("rag-retrieval");
-  private static final CharSequence JSON_TYPE = HttpHeaders.createOptimized("application/json");
 
   /** An answer's status, headers and whole body. */
   private record Answer(HttpClientResponse response, Buffer body) {
