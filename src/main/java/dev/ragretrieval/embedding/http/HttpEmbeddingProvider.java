@@ -175,9 +175,9 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
           if (authorization != null) {
             request.putHeader(HttpHeaders.AUTHORIZATION, authorization);
           }
-          return request.send(body);
+          // the body is asked for in the send's own callback, before any of it can arrive unheard
+          return request.send(body).compose(response -> response.body().map(answer -> new Answer(response, answer)));
         })
-        .compose(response -> response.body().map(answer -> new Answer(response, answer)))
         .transform(sent -> {
           if (sent.failed()) {
             return Future.failedFuture(transportFailure(sent.cause()));
