@@ -66,6 +66,22 @@ class ConnectionLimitsTest {
     return socket;
   }
 
+  /** Sends {@code head} a byte at a time, waiting {@code pauseMillis} after each; true once the server has closed. */
+  private static boolean sentSlowlyUntilClosed(Socket socket, byte[] head, int pauseMillis) throws IOException {
+    for (byte b : head) {
+      try {
+        socket.getOutputStream().write(b);
+        socket.getOutputStream().flush();
+      } catch (IOException reset) {
+        return true;
+      }
+      if (RawHttp.closedWithin(socket, pauseMillis)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private double openConnections() {
     return stack.app.metrics().registry().get("rag_http_connections_open").gauge().value();
   }
@@ -117,17 +133,7 @@ class ConnectionLimitsTest {
     Socket socket = open(port);
     byte[] head = "GET /health/live HTTP/1.1\r\nHost: localhost\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
         .getBytes(StandardCharsets.US_ASCII);
-    boolean closed = false;
-    for (int i = 0; i < head.length && !closed; i++) {
-      try {
-        socket.getOutputStream().write(head[i]);
-        socket.getOutputStream().flush();
-      } catch (IOException reset) {
-        closed = true;
-        break;
-      }
-      closed = RawHttp.closedWithin(socket, 100);
-    }
+    boolean closed = sentSlowlyUntilClosed(socket, head, 100);
     assertThat(closed).as("closed before the head was complete").isTrue();
     assertThat(stack.app.metrics().registry().get("rag_http_connections_closed_total").tag("reason", "header_timeout")
         .counter().count()).isEqualTo(1);
@@ -140,17 +146,7 @@ class ConnectionLimitsTest {
     Socket socket = idleAfterOneRequest(port);
     byte[] head = ("GET /health/live HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + "a".repeat(200))
         .getBytes(StandardCharsets.US_ASCII);
-    boolean closed = false;
-    for (int i = 0; i < head.length && !closed; i++) {
-      try {
-        socket.getOutputStream().write(head[i]);
-        socket.getOutputStream().flush();
-      } catch (IOException reset) {
-        closed = true;
-        break;
-      }
-      closed = RawHttp.closedWithin(socket, 50);
-    }
+    boolean closed = sentSlowlyUntilClosed(socket, head, 50);
     assertThat(closed).as("closed before the head was complete").isTrue();
   }
 

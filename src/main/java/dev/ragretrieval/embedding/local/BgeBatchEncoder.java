@@ -6,6 +6,7 @@ import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtException;
 import ai.onnxruntime.OrtSession;
+import dev.ragretrieval.embedding.Vectors;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -134,7 +135,7 @@ final class BgeBatchEncoder {
       for (int d = 0; d < DIMENSION; d++) {
         sums[i][d] /= weights[i];
       }
-      vectors.add(normalized(sums[i]));
+      vectors.add(Vectors.l2Normalize(sums[i]));
     }
     return vectors;
   }
@@ -217,17 +218,6 @@ final class BgeBatchEncoder {
     }
   }
 
-  private static float[] normalized(float[] vector) {
-    double squares = 0;
-    for (float v : vector) {
-      squares += v * v;
-    }
-    float norm = (float) Math.sqrt(squares);
-    for (int d = 0; d < vector.length; d++) {
-      vector[d] /= norm;
-    }
-    return vector;
-  }
 
   private static byte[] resource(String name) {
     try (InputStream in = BgeBatchEncoder.class.getResourceAsStream(name)) {

@@ -534,16 +534,9 @@ public final class QdrantVectorStore implements VectorStore {
       throw new ServiceException(ErrorCode.UPSTREAM_ERROR,
           "Qdrant returned a vector of size " + b.length + " for a query of size " + a.length);
     }
-    double dot = 0;
-    double na = 0;
-    double nb = 0;
-    for (int i = 0; i < a.length; i++) {
-      dot += (double) a[i] * b[i];
-      na += (double) a[i] * a[i];
-      nb += (double) b[i] * b[i];
-    }
-    return na == 0 || nb == 0 ? 0f : (float) (dot / Math.sqrt(na * nb));
+    return (float) dev.ragretrieval.embedding.Vectors.cosine(a, b); // Qdrant's Points.Vectors holds the simple name
   }
+
 
   private static List<ScoredPoint> scored(List<io.qdrant.client.grpc.Points.ScoredPoint> points) {
     return points.stream()
