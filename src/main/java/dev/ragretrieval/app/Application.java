@@ -188,7 +188,8 @@ public final class Application {
             + ":" + config.http().port() + " (RAG_HTTP_PORT): " + failure.getMessage())))
         .map(id -> {
           httpDeployment = id;
-          LOG.info("listening on {}:{}", config.http().host(), http.port());
+          LOG.info("listening on {}:{} ({} transport)", config.http().host(), http.port(),
+              vertx.isNativeTransportEnabled() ? "epoll" : "NIO");
           return null;
         });
   }

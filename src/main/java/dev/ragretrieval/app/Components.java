@@ -5,6 +5,7 @@ import dev.ragretrieval.embedding.EmbeddingClient;
 import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.embedding.EmbeddingProviders;
 import dev.ragretrieval.embedding.EmbeddingVerticle;
+import dev.ragretrieval.embedding.QueryCache;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.rerank.Reranker;
 import dev.ragretrieval.rerank.Rerankers;
@@ -33,6 +34,7 @@ public final class Components {
   private final RagMetrics metrics;
   private EmbeddingProvider provider;
   private String embeddingDeployment;
+  private QueryCache queryCache;
   private EmbeddingClient embeddings;
   private VectorStore store;
   private Optional<Reranker> reranker = Optional.empty();
@@ -100,11 +102,12 @@ public final class Components {
     return Future.succeededFuture().map(v -> EmbeddingProviders.create(vertx, config.embedding(), metrics))
         .compose(created -> {
           provider = created;
-          return EmbeddingVerticle.deploy(vertx, created, config.embedding().queryCacheSize(), metrics);
+          queryCache = QueryCache.of(config.embedding().queryCacheSize(), created, metrics);
+          return vertx.deployVerticle(new EmbeddingVerticle(created, queryCache));
         })
         .map(id -> {
           embeddingDeployment = id;
-          embeddings = new EmbeddingClient(vertx);
+          embeddings = new EmbeddingClient(vertx, queryCache);
           LOG.info("embedding with {} ({}, {} dimensions)", config.embedding().provider(),
               config.embedding().modelName(), config.embedding().dimension());
           return null;

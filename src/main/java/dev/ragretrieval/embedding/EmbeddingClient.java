@@ -13,14 +13,24 @@ import java.util.List;
 /**
  * The caller's side of {@link EmbeddingVerticle#ADDRESS}: what the HTTP pipeline, ingestion and
  * the CLI use to embed texts. Every failure is a {@link ServiceException} carrying the code,
- * message and retry-after the provider reported; TIMEOUT when the deadline passes first.
+ * message and retry-after the provider reported; TIMEOUT when the deadline passes first. Query
+ * texts that are all in the verticle's {@link QueryCache} are answered here, on the caller's
+ * event loop, without the event bus.
  */
 public final class EmbeddingClient {
 
   private final Vertx vertx;
+  private final QueryCache queryCache;
 
+  /** A client that always asks the verticle. */
   public EmbeddingClient(Vertx vertx) {
+    this(vertx, QueryCache.off());
+  }
+
+  /** A client that first reads {@code queryCache}, the one the verticle fills. */
+  public EmbeddingClient(Vertx vertx, QueryCache queryCache) {
     this.vertx = vertx;
+    this.queryCache = queryCache;
     EmbeddingCodecs.register(vertx);
   }
 
@@ -37,11 +47,22 @@ public final class EmbeddingClient {
     if (left <= 0) {
       return Future.failedFuture(timeout());
     }
+    if (type == InputType.SEARCH_QUERY) {
+      EmbedResponse cached = queryCache.answer(texts);
+      if (cached != null) {
+        return Future.succeededFuture(cached);
+      }
+    }
     DeliveryOptions options = new DeliveryOptions().setSendTimeout(left).setLocalOnly(true);
     return vertx.eventBus()
         .<EmbedResponse>request(EmbeddingVerticle.ADDRESS, new EmbedRequest(texts, type, deadline), options)
         .map(Message::body)
         .recover(failure -> Future.failedFuture(toServiceException(failure)));
+  }
+
+  /** Whether {@code query}'s vector (as a SEARCH_QUERY) is in the query cache now; counts nothing. */
+  public boolean cached(String query) {
+    return queryCache.enabled() && queryCache.get(QueryKey.of(query)) != null;
   }
 
   static ServiceException toServiceException(Throwable failure) {

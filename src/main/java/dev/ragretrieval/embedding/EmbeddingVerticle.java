@@ -1,7 +1,5 @@
 package dev.ragretrieval.embedding;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
@@ -27,10 +25,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * them in input order. Failures reply as a {@link ServiceException} with its code, message and
  * retry-after; {@link EmbeddingClient} turns them back into one.
  *
- * <p>Query vectors (SEARCH_QUERY) are kept in a bounded cache: chatbots ask the same questions
- * again and again, and each miss costs an upstream call. Identical questions that arrive together
- * share one call. Document vectors are never cached:
- * ingestion embeds each text once.
+ * <p>Query vectors (SEARCH_QUERY) are kept in a bounded {@link QueryCache}: chatbots ask the same
+ * questions again and again, and each miss costs an upstream call. Identical questions that arrive
+ * together share one call. Document vectors are never cached: ingestion embeds each text once.
  *
  * <p>The provider stays the deployer's: undeploying does not close it.
  */
@@ -42,18 +39,16 @@ public final class EmbeddingVerticle extends VerticleBase {
   static final int MAX_CONCURRENT_CALLS = 4;
 
   private final EmbeddingProvider provider;
-  private final RagMetrics metrics;
-  /** Finished query vectors by {@link QueryKey}; failures never enter it. */
-  private final Cache<String, float[]> queryCache;
+  /** Finished query vectors, shared with the {@link EmbeddingClient}s that read it before the event bus. */
+  private final QueryCache queryCache;
   /** Query vectors on their way, by {@link QueryKey}: the same question asked meanwhile joins the call. */
   private final Map<String, Future<float[]>> inFlight = new ConcurrentHashMap<>();
   private MessageConsumer<Object> consumer;
 
-  /** {@code queryCacheSize} = query vectors kept; 0 = no cache. */
-  public EmbeddingVerticle(EmbeddingProvider provider, int queryCacheSize, RagMetrics metrics) {
+  /** {@code queryCache} is filled here; give the same one to the {@link EmbeddingClient}s. */
+  public EmbeddingVerticle(EmbeddingProvider provider, QueryCache queryCache) {
     this.provider = Objects.requireNonNull(provider, "provider");
-    this.metrics = Objects.requireNonNull(metrics, "metrics");
-    this.queryCache = queryCacheSize > 0 ? Caffeine.newBuilder().maximumSize(queryCacheSize).build() : null;
+    this.queryCache = Objects.requireNonNull(queryCache, "queryCache");
   }
 
   /** Deploys one instance serving {@link #ADDRESS} without a cache; its meters are not scraped (tools, tests). */
@@ -68,7 +63,7 @@ public final class EmbeddingVerticle extends VerticleBase {
 
   /** Deploys one instance serving {@link #ADDRESS} (its start registers the codecs); returns the deployment id. */
   public static Future<String> deploy(Vertx vertx, EmbeddingProvider provider, int queryCacheSize, RagMetrics metrics) {
-    return vertx.deployVerticle(new EmbeddingVerticle(provider, queryCacheSize, metrics));
+    return vertx.deployVerticle(new EmbeddingVerticle(provider, QueryCache.of(queryCacheSize, provider, metrics)));
   }
 
   @Override
@@ -106,7 +101,7 @@ public final class EmbeddingVerticle extends VerticleBase {
    * reaches the caller as its own failure, logged nowhere on the way.
    */
   Future<EmbedResponse> embedThroughCache(EmbedRequest request) {
-    if (queryCache == null || request.inputType() != InputType.SEARCH_QUERY) {
+    if (!queryCache.enabled() || request.inputType() != InputType.SEARCH_QUERY) {
       return embed(request);
     }
     List<String> texts = request.texts();
@@ -115,9 +110,9 @@ public final class EmbeddingVerticle extends VerticleBase {
     List<String> freshTexts = new ArrayList<>();
     for (String text : texts) {
       String key = QueryKey.of(text);
-      float[] cached = queryCache.getIfPresent(key);
+      float[] cached = queryCache.get(key);
       Future<float[]> pending = cached == null ? inFlight.get(key) : null;
-      metrics.cache("query_embedding", cached != null || pending != null);
+      queryCache.count(cached != null || pending != null);
       if (cached != null) {
         vectors.add(Future.succeededFuture(cached));
       } else if (pending != null) {

@@ -36,6 +36,7 @@ final class Exchange {
   private boolean finished;
   private ErrorCode code;
   private RetrievalResult result;
+  private Events events;
 
   private Exchange(RoutingContext ctx, String route, RagMetrics metrics) {
     this.ctx = ctx;
@@ -138,6 +139,9 @@ final class Exchange {
     }
     metrics.error(route, error.code());
     if (streaming()) {
+      if (events != null) {
+        events.send(); // events held back (a cached question's meta) keep their place before the error
+      }
       event("error", ResultJson.errorObject(error, queryId));
       end();
       return;
@@ -158,7 +162,11 @@ final class Exchange {
     json(status, ResultJson.error(error, queryId));
   }
 
-  /** Sends the stream's headers; the first event follows at once. */
+  /**
+   * Makes this answer a stream. The headers go out with the first write: chunked when more writes
+   * follow, or with a Content-Length when the first write also ends the stream (every event was
+   * ready at once), which costs what a JSON answer costs.
+   */
   void startStream(StreamFormat format) {
     if (finished() || streaming()) {
       return;
@@ -171,7 +179,6 @@ final class Exchange {
     ctx.addEndHandler(done -> openStreams.decrementAndGet());
     ctx.response()
         .setStatusCode(200)
-        .setChunked(true)
         .putHeader(HttpHeaders.CONTENT_TYPE, format.contentType())
         .putHeader(HttpHeaders.CACHE_CONTROL, "no-cache")
         .putHeader("X-Accel-Buffering", "no");
@@ -189,18 +196,25 @@ final class Exchange {
   }
 
   /**
-   * Events that are ready together, framed into one buffer and sent in one write: a stream's
-   * chunks, context and done cost one write, not one each. {@link Events#send} sends them.
+   * The stream's events not sent yet. Events that are ready together are framed into one buffer
+   * and sent in one write: a stream's chunks, context and done cost one write, not one each.
+   * {@link Events#send} sends them; an error sends whatever is still held before its own event.
    */
   Events events() {
-    return new Events();
+    if (events == null) {
+      events = new Events();
+    }
+    return events;
   }
 
   final class Events {
-    private final ResultJson.Output out = new ResultJson.Output(4096);
+    private ResultJson.Output out;
 
     /** The same frame {@link #event(String, JsonObject)} writes, with the data written by {@code data}. */
     Events add(String name, ResultJson.Shape data) {
+      if (out == null) {
+        out = new ResultJson.Output(4096);
+      }
       if (stream == StreamFormat.SSE) {
         out.raw("event: " + name + "\ndata: ").write(data).raw("\n\n");
       } else {
@@ -215,11 +229,13 @@ final class Exchange {
       return this;
     }
 
+    /** Sends the events held, if any. */
     void send() {
-      if (finished() || !streaming()) {
+      if (finished() || !streaming() || out == null) {
         return;
       }
-      ctx.response().write(out.buffer());
+      streamResponse().write(out.buffer());
+      out = null;
     }
 
     /** Sends the events and ends the stream in the same write: a separate end costs a flush of its own. */
@@ -228,7 +244,12 @@ final class Exchange {
         return;
       }
       finished = true;
-      ctx.response().end(out.buffer());
+      if (out == null) {
+        ctx.response().end();
+      } else {
+        ctx.response().end(out.buffer());
+        out = null;
+      }
     }
   }
 
@@ -247,7 +268,16 @@ final class Exchange {
     String frame = stream == StreamFormat.SSE
         ? "event: " + name + "\ndata: " + json.encode() + "\n\n"
         : json.encode() + "\n";
-    ctx.response().write(frame);
+    streamResponse().write(frame);
+  }
+
+  /** The response, chunked from its first write on unless that write also ends it. */
+  private HttpServerResponse streamResponse() {
+    HttpServerResponse response = ctx.response();
+    if (!response.headWritten() && !response.isChunked()) {
+      response.setChunked(true);
+    }
+    return response;
   }
 
   private static Integer retryAfter(ServiceException error) {

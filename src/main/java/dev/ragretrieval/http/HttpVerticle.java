@@ -269,7 +269,12 @@ public final class HttpVerticle extends VerticleBase {
 
   private void streamPlanned(Exchange exchange, StreamFormat format, RetrievalRequest request, Deadline deadline) {
     exchange.startStream(format);
-    exchange.events().add("meta", json -> ResultJson.meta(json, exchange.queryId(), request)).send();
+    Exchange.Events meta = exchange.events().add("meta", json -> ResultJson.meta(json, exchange.queryId(), request));
+    // meta goes out at once while the question is embedded; a question whose vector is cached is
+    // answered after one search, and its meta goes out with the rest of the stream, in one write
+    if (!service.queryVectorCached(request)) {
+      meta.send();
+    }
     service.retrieve(request, exchange.queryId(), deadline)
         .map(exchange::record)
         .onSuccess(result -> {

@@ -97,6 +97,11 @@ public final class RetrievalService {
     }
   }
 
+  /** Whether the query's vector is in the query cache now: its retrieval then waits for the search alone. */
+  public boolean queryVectorCached(RetrievalRequest request) {
+    return embeddings.cached(request.query());
+  }
+
   /** Embeds the query, searches and maps the hits. */
   public Future<RetrievalResult> retrieve(RetrievalRequest unplanned, String queryId, Deadline deadline) {
     long started = System.nanoTime();

@@ -22,7 +22,8 @@ final class RawHttp {
 
   private RawHttp() {}
 
-  record Response(String statusLine, int status, Map<String, String> headers, String body) {
+  /** {@code chunks}: how many data chunks a chunked body came in (one per write of the server); 0 otherwise. */
+  record Response(String statusLine, int status, Map<String, String> headers, String body, int chunks) {
     String header(String name) {
       return headers.get(name.toLowerCase(Locale.ROOT));
     }
@@ -85,11 +86,13 @@ final class RawHttp {
       headers.put(line.substring(0, colon).trim().toLowerCase(Locale.ROOT), line.substring(colon + 1).trim());
     }
     ByteArrayOutputStream body = new ByteArrayOutputStream();
+    int chunks = 0;
     if (headers.containsKey("content-length")) {
       body.write(in.readNBytes(Integer.parseInt(headers.get("content-length"))));
     } else if ("chunked".equalsIgnoreCase(headers.get("transfer-encoding"))) {
       for (int size = Integer.parseInt(line(in).trim(), 16); size > 0; size = Integer.parseInt(line(in).trim(), 16)) {
         body.write(in.readNBytes(size));
+        chunks++;
         line(in);
       }
       line(in);
@@ -97,7 +100,7 @@ final class RawHttp {
       body.write(in.readAllBytes());
     }
     return new Response(statusLine, Integer.parseInt(statusLine.split(" ")[1]), headers,
-        body.toString(StandardCharsets.UTF_8));
+        body.toString(StandardCharsets.UTF_8), chunks);
   }
 
   /** True when the server has closed (or reset) the connection: reading gives end of stream. */

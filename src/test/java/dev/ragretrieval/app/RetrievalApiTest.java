@@ -13,6 +13,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.junit5.VertxExtension;
+import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -187,6 +188,44 @@ class RetrievalApiTest {
     assertThat(error.getString("code")).isEqualTo("UPSTREAM_ERROR");
     assertThat(error.getString("query_id")).isEqualTo(events.get(0).data().getString("query_id"));
     assertThat(error.fieldNames()).contains("message", "details");
+  }
+
+  @Test
+  @DisplayName("a stream's meta goes out at once while the question is embedded; a cached question's whole stream is one write, with a Content-Length")
+  void streamWrites() throws IOException {
+    byte[] request = RawHttp.postJson("/v1/retrieve", new JsonObject().put("query", "What is a ROS 2 node?")
+        .put("top_k", 3).put("include_context", true).toBuffer().getBytes(), "Accept: text/event-stream");
+    RawHttp.Response fresh = RawHttp.send(stack.app.httpPort(), request);
+    RawHttp.Response cached = RawHttp.send(stack.app.httpPort(), request);
+    assertThat(stack.cohere.callCount()).as("the second stream's vector came from the cache").isEqualTo(1);
+    for (RawHttp.Response response : List.of(fresh, cached)) {
+      assertThat(Http.sse(response.body())).extracting(Event::name)
+          .containsExactly("meta", "chunk", "chunk", "chunk", "context", "done");
+    }
+    // each write of the server is one HTTP chunk
+    assertThat(fresh.header("Transfer-Encoding")).isEqualTo("chunked");
+    assertThat(fresh.chunks()).as("meta, then the rest with the end").isEqualTo(2);
+    // all of it in the first write, which also ends it: an ordinary body, as a JSON answer is
+    assertThat(cached.header("Transfer-Encoding")).isNull();
+    assertThat(cached.header("Content-Length")).isEqualTo(String.valueOf(cached.body().getBytes(StandardCharsets.UTF_8).length));
+    assertThat(cached.header("Content-Type")).isEqualTo("text/event-stream");
+  }
+
+  @Test
+  @DisplayName("a cached question whose search fails still streams meta, then the error event")
+  void cachedQuestionErrorKeepsMetaFirst() {
+    JsonObject query = new JsonObject().put("query", "nodes");
+    assertThat(post("/v1/retrieve", query).statusCode()).isEqualTo(200);
+    for (String accept : List.of("text/event-stream", "application/x-ndjson")) {
+      stack.qdrant.failNext(10, GrpcStatus.INTERNAL, null);
+      HttpResponse<Buffer> response = post("/v1/retrieve", accept, query);
+      assertThat(response.statusCode()).isEqualTo(200);
+      List<String> names = accept.equals("text/event-stream")
+          ? Http.sse(response.bodyAsString()).stream().map(Event::name).toList()
+          : Http.ndjson(response.bodyAsString()).stream().map(line -> line.getString("event")).toList();
+      assertThat(names).as(accept).containsExactly("meta", "error");
+    }
+    assertThat(stack.cohere.callCount()).isEqualTo(1);
   }
 
   @Test

@@ -37,7 +37,7 @@ import java.util.function.LongFunction;
  * the embedding calls and inputs per request that reached the Cohere stand-in.
  *
  * <p>System properties: bench.jar, bench.cohereMs, bench.qdrantMs, bench.seconds, bench.dim,
- * bench.profile (a directory: a JFR recording of the service over the uncached 64 phase),
+ * bench.profile (a directory: JFR recordings of the service over uncached 64, cached 256 and SSE 64),
  * bench.phases (comma list of phase groups to run: upstream, stream, batch, embedded).
  */
 public final class Bench {
@@ -192,15 +192,22 @@ public final class Bench {
   }
 
   /**
-   * An extra uncached 64 phase, recorded and not reported, after every reported phase of this
-   * service: the recording costs CPU of its own, and stopping it makes the JIT compiler work again.
+   * Extra phases, recorded and not reported, after every reported phase of this service: uncached
+   * at 64 clients, cached at 256, SSE at 64, one recording each. A recording costs CPU of its own,
+   * and stopping it makes the JIT compiler work again.
    */
   private void profile(String profile) throws Exception {
     Files.createDirectories(Path.of(profile));
-    run("jcmd", String.valueOf(service.pid()), "JFR.start", "name=bench", "settings=profile",
-        "filename=" + Path.of(profile, "uncached-64.jfr").toAbsolutePath());
-    load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2));
-    run("jcmd", String.valueOf(service.pid()), "JFR.stop", "name=bench");
+    record(profile, "uncached-64", () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2)));
+    record(profile, "cached-256", () -> load(256, n -> retrieve(cachedQuestion(n)), phase.multipliedBy(2)));
+    record(profile, "sse-64", () -> load(64, n -> stream(cachedQuestion(n)), phase.multipliedBy(2)));
+  }
+
+  private void record(String profile, String name, Round phase) throws Exception {
+    run("jcmd", String.valueOf(service.pid()), "JFR.start", "name=" + name, "settings=profile",
+        "filename=" + Path.of(profile, name + ".jfr").toAbsolutePath());
+    phase.run();
+    run("jcmd", String.valueOf(service.pid()), "JFR.stop", "name=" + name);
   }
 
   private void upstreamPhases() throws Exception {
@@ -210,9 +217,19 @@ public final class Bench {
     report("cached (10 repeated questions)", load(256, n -> retrieve(cachedQuestion(n)), phase));
   }
 
+  /**
+   * JSON and SSE in turns, three rounds of a third of a phase each: whatever else the machine does
+   * over those seconds lands on both alike, where one phase after the other would charge it to one.
+   */
   private void streamPhases() throws Exception {
-    Result json = load(64, n -> retrieve(cachedQuestion(n)), phase);
-    Result sse = load(64, n -> stream(cachedQuestion(n)), phase);
+    Latencies jsonLatencies = new Latencies();
+    Latencies sseLatencies = new Latencies();
+    Result json = null;
+    Result sse = null;
+    for (int round = 0; round < 3; round++) {
+      json = load(64, n -> retrieve(cachedQuestion(n)), phase.dividedBy(3), jsonLatencies).after(json);
+      sse = load(64, n -> stream(cachedQuestion(n)), phase.dividedBy(3), sseLatencies).after(sse);
+    }
     report("JSON answer, 5 chunks, cached", json);
     report("SSE stream, 5 chunks, cached", sse);
     rows.add(String.format(Locale.ROOT, "| SSE / JSON CPU per request | | | | | | %.2fx | %.2fx | | | |",
@@ -286,12 +303,18 @@ public final class Bench {
 
   /** {@code concurrency} loops, each sending its next request when the last one is answered, for {@code length}. */
   private Result load(int concurrency, LongFunction<Future<Integer>> request, Duration length) throws Exception {
+    return load(concurrency, request, length, new Latencies());
+  }
+
+  /** As above; the percentiles are over {@code latencies}, which may hold earlier rounds of the same phase. */
+  private Result load(int concurrency, LongFunction<Future<Integer>> request, Duration length, Latencies latencies)
+      throws Exception {
     long[] cpuBefore = cpuTicks();
     Map<String, Long> poolsBefore = poolTicks();
     JsonObject countsBefore = counts();
     long end = System.nanoTime() + length.toNanos();
     AtomicLong sent = new AtomicLong();
-    Latencies latencies = new Latencies();
+    int answeredBefore = latencies.size();
     AtomicLong failures = new AtomicLong();
     List<Future<Void>> loops = new ArrayList<>();
     long started = System.nanoTime();
@@ -305,7 +328,7 @@ public final class Bench {
     long[] cpuAfter = cpuTicks();
     Map<String, Long> poolsAfter = poolTicks();
     JsonObject countsAfter = counts();
-    long completed = latencies.size();
+    long completed = latencies.size() - answeredBefore;
     double cpuMs = (cpuAfter[0] - cpuBefore[0]) * 1000.0 / ticksPerSecond;
     double loopMs = (cpuAfter[1] - cpuBefore[1]) * 1000.0 / ticksPerSecond;
     long calls = countsAfter.getLong("calls", 0L) - countsBefore.getLong("calls", 0L);
@@ -576,6 +599,18 @@ public final class Bench {
 
     double perRequest(long count) {
       return completed == 0 ? 0 : (double) count / completed;
+    }
+
+    /** This round added to the {@code earlier} rounds of the same phase (null: none); latencies are already over all. */
+    Result after(Result earlier) {
+      if (earlier == null) {
+        return this;
+      }
+      Map<String, Double> pools = new TreeMap<>(earlier.poolMs);
+      poolMs.forEach((pool, ms) -> pools.merge(pool, ms, Double::sum));
+      return new Result(clients, earlier.completed + completed, earlier.failed + failed, earlier.seconds + seconds,
+          p50, p99, earlier.cpuMs + cpuMs, earlier.loopMs + loopMs, rssMb, earlier.embedCalls + embedCalls,
+          earlier.embedInputs + embedInputs, pools);
     }
 
     /** The same phase counted in questions ({@code n} per batch request). */

@@ -30,16 +30,75 @@ class QueryCacheTest {
   private static final int DIM = 16;
 
   private final RagMetrics metrics = RagMetrics.detached();
+  /** The cache the verticle of {@link #stack} fills. */
+  private QueryCache cache;
+  private String deployment;
 
   private Future<CohereTestServer> stack(Vertx vertx, int cacheSize) {
     return CohereTestServer.start(vertx, KEY, DIM).compose(server -> {
       AppConfig config = ConfigLoader.fromJson(new JsonObject(), Map.of(
           "EMBEDDING_PROVIDER", "cohere", "COHERE_API_KEY", KEY, "COHERE_BASE_URL", server.baseUrl(),
           "COHERE_EMBED_DIMENSION", String.valueOf(DIM)));
-      return EmbeddingVerticle.deploy(vertx, EmbeddingProviders.create(vertx, config.embedding(), metrics), cacheSize,
-              metrics)
-          .map(id -> server);
+      EmbeddingProvider provider = EmbeddingProviders.create(vertx, config.embedding(), metrics);
+      cache = QueryCache.of(cacheSize, provider, metrics);
+      return vertx.deployVerticle(new EmbeddingVerticle(provider, cache))
+          .map(id -> {
+            deployment = id;
+            return server;
+          });
     });
+  }
+
+  @Test
+  @DisplayName("a client sharing the cache answers a cached question itself, without the event bus; a miss still goes there")
+  void clientReadsTheCacheBeforeTheEventBus(Vertx vertx, VertxTestContext test) {
+    stack(vertx, 100).onComplete(test.succeeding(server -> {
+      EmbeddingClient client = new EmbeddingClient(vertx, cache);
+      Deadline deadline = Deadline.in(Duration.ofSeconds(10));
+      client.embed(List.of("what is a node"), InputType.SEARCH_QUERY, deadline)
+          // with the verticle gone, only what the client finds in the cache can still be answered
+          .compose(first -> vertx.undeploy(deployment).map(first))
+          .onComplete(test.succeeding(first -> {
+            Future<EmbedResponse> cached = client.embed(List.of("What is a node?", "what is a  node"),
+                InputType.SEARCH_QUERY, deadline);
+            Future<EmbedResponse> partlyCached = client.embed(List.of("what is a node", "what is a topic"),
+                InputType.SEARCH_QUERY, deadline);
+            Future<EmbedResponse> document = client.embed(List.of("what is a node"), InputType.SEARCH_DOCUMENT, deadline);
+            Future.join(cached, partlyCached, document).onComplete(done -> test.verify(() -> {
+              assertThat(cached.result().vectors()).hasSize(2)
+                  .allSatisfy(v -> assertThat(v).containsExactly(first.vectors().get(0)));
+              assertThat(cached.result().model()).isEqualTo(first.model());
+              assertThat(cached.result().dimension()).isEqualTo(DIM);
+              assertThat(partlyCached.failed()).as("a request with one miss asks the verticle").isTrue();
+              assertThat(((ServiceException) partlyCached.cause()).code()).isEqualTo(ErrorCode.CONNECTION_ERROR);
+              assertThat(document.failed()).as("documents are never read from the cache").isTrue();
+              assertThat(server.callCount()).isEqualTo(1);
+              // one miss (the verticle's), two hits (the client's); the failed requests counted nothing
+              assertThat(cacheLookups("miss")).isEqualTo(1.0);
+              assertThat(cacheLookups("hit")).isEqualTo(2.0);
+              test.completeNow();
+            }));
+          }));
+    }));
+  }
+
+  @Test
+  @DisplayName("through a client sharing the cache, each text is still counted once: hits by the client, mixed requests by the verticle")
+  void sharedClientCountsOnce(Vertx vertx, VertxTestContext test) {
+    stack(vertx, 100).onComplete(test.succeeding(server -> {
+      EmbeddingClient client = new EmbeddingClient(vertx, cache);
+      Deadline deadline = Deadline.in(Duration.ofSeconds(10));
+      client.embed(List.of("what is a node"), InputType.SEARCH_QUERY, deadline)
+          .compose(first -> client.embed(List.of("What is a node?"), InputType.SEARCH_QUERY, deadline))
+          .compose(hit -> client.embed(List.of("what is a node", "what is a topic"), InputType.SEARCH_QUERY, deadline))
+          .onComplete(test.succeeding(mixed -> test.verify(() -> {
+            assertThat(mixed.vectors().get(1)).containsExactly(CohereTestServer.vectorFor("what is a topic", DIM));
+            assertThat(cacheLookups("hit")).isEqualTo(2.0);
+            assertThat(cacheLookups("miss")).isEqualTo(2.0);
+            assertThat(server.callCount()).isEqualTo(2);
+            test.completeNow();
+          })));
+    }));
   }
 
   @Test
