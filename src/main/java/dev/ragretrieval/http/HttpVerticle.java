@@ -73,6 +73,8 @@ public final class HttpVerticle extends VerticleBase {
   private final ApiKeyAuth auth;
   private HttpServer server;
   private HttpEdge edge;
+  /** The deadlines of this event loop's requests in flight, one timer for all. */
+  private RequestDeadlines deadlines;
   private Buffer openApi;
 
   /** {@code metricsHandler} may be null: /metrics is then 404. */
@@ -93,6 +95,7 @@ public final class HttpVerticle extends VerticleBase {
     return vertx.executeBlocking(() -> classpathResource("openapi.yaml"))
         .compose(spec -> {
           openApi = spec;
+          deadlines = new RequestDeadlines(vertx, config.http().requestTimeout().toMillis());
           edge = new HttpEdge(vertx, config.http(), metrics);
           server = vertx.createHttpServer(edge.options());
           return edge.install(server, router()).listen();
@@ -191,16 +194,15 @@ public final class HttpVerticle extends VerticleBase {
       RequestLog.log(exchange.logEntry());
       return;
     }
-    long timeout = config.http().requestTimeout().toMillis();
     ctx.put(DEADLINE, Deadline.in(config.http().requestTimeout()));
-    long timer = vertx.setTimer(timeout, id -> exchange.fail(new ServiceException(ErrorCode.TIMEOUT,
-        "the request took longer than " + timeout + " ms")));
+    Runnable forgetDeadline = deadlines.admit(() -> exchange.fail(new ServiceException(ErrorCode.TIMEOUT,
+        "the request took longer than " + config.http().requestTimeout().toMillis() + " ms")));
     Runnable forgetExpiry = gate.onGraceExpiry(vertx.getOrCreateContext(), () -> exchange.fail(
         new ServiceException(ErrorCode.OVERLOADED, "the service is shutting down; retry on another instance", null, 1)));
     AtomicBoolean released = new AtomicBoolean();
     ctx.addEndHandler(done -> {
       if (released.compareAndSet(false, true)) {
-        vertx.cancelTimer(timer);
+        forgetDeadline.run();
         forgetExpiry.run();
         gate.leave();
         RequestLog.log(exchange.logEntry());

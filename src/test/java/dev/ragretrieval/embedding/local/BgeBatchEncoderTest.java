@@ -79,7 +79,7 @@ class BgeBatchEncoderTest {
   }
 
   @Test
-  @DisplayName("several rows per session run (not the default) move vectors a little: the model quantizes per tensor")
+  @DisplayName("several rows per session run (questions that wait together) move vectors a little: the model quantizes per tensor")
   void sharedRunsDrift() throws Exception {
     BgeBatchEncoder batched = new BgeBatchEncoder(BgeBatchEncoder.sessionOptions(1), 32);
     List<String> texts = new ArrayList<>(QUERIES);
