@@ -149,9 +149,32 @@ public final class Bench {
         Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
         Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).substring(0, 14).trim(),
         cohereMs, qdrantMs, dim, phase.toSeconds()));
+    rows.add(String.format(Locale.ROOT, "Machine check: SHA-256 of 64 MB took %.0f ms of CPU (best of 5; compare runs by it: "
+        + "a slower machine moves every row).", machineCheckMs()));
     rows.add("");
     rows.add("| phase | clients | req/s | p50 ms | p99 ms | failed | service CPU ms/req | of which Vert.x threads | RSS MB | embed calls/req | embed inputs/req |");
     rows.add("|---|---|---|---|---|---|---|---|---|---|---|");
+  }
+
+  /**
+   * A fixed piece of CPU work, timed in this process before anything else runs: shared machines
+   * change speed from hour to hour, and this says by how much, beside the table.
+   */
+  private static double machineCheckMs() throws Exception {
+    byte[] block = new byte[1 << 20];
+    new java.util.Random(1).nextBytes(block);
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    double best = Double.MAX_VALUE;
+    for (int round = 0; round < 5; round++) {
+      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+      long started = threads.getCurrentThreadCpuTime();
+      for (int i = 0; i < 64; i++) {
+        sha.update(block);
+      }
+      sha.digest();
+      best = Math.min(best, (threads.getCurrentThreadCpuTime() - started) / 1e6);
+    }
+    return best;
   }
 
   // --- phases ---
