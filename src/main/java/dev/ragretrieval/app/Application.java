@@ -188,8 +188,7 @@ public final class Application {
             + ":" + config.http().port() + " (RAG_HTTP_PORT): " + failure.getMessage())))
         .map(id -> {
           httpDeployment = id;
-          LOG.info("listening on {}:{} ({} transport)", config.http().host(), http.port(),
-              vertx.isNativeTransportEnabled() ? "epoll" : "NIO");
+          LOG.info("listening on {}:{}", config.http().host(), http.port());
           return null;
         });
   }

@@ -71,8 +71,10 @@ public final class Observability {
         .addLabels(io.vertx.micrometer.Label.HTTP_ROUTE, io.vertx.micrometer.Label.HTTP_CODE,
             io.vertx.micrometer.Label.HTTP_METHOD);
     Vertx vertx = Vertx.builder()
-        // epoll when its native library loads (Linux x86_64), else NIO: fewer system calls per request
-        .with(new VertxOptions().setMetricsOptions(metrics).setPreferNativeTransport(true))
+        // NIO, not epoll: with netty-transport-native-epoll 4.2.9 about one round in twenty of
+        // "start, serve three GETs on one connection, close" left a request unanswered (none in
+        // 150 rounds with NIO), so the native transport stays off until that is understood
+        .with(new VertxOptions().setMetricsOptions(metrics))
         .withMetrics(new MicrometerMetricsFactory(registry))
         .build();
     return new Observability(vertx, registry);
