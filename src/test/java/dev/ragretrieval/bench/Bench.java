@@ -449,7 +449,7 @@ public final class Bench {
     return 0;
   }
 
-  /** Calls and inputs the Cohere stand-in has received (zeros when it is not running). */
+  /** Calls and inputs the Cohere stand-in has received; without the stand-ins, the local model's turns and texts. */
   private JsonObject counts() {
     if (!standInsRunning) {
       return localModelCounts();
