@@ -1,5 +1,6 @@
 package dev.ragretrieval.cli;
 
+import dev.ragretrieval.search.CollectionName;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.eval.EvalCase;
@@ -105,8 +106,8 @@ public final class EvalCommand implements Callable<Integer> {
     if (searchMode != null && !SEARCH_MODES.contains(searchMode)) {
       throw usage("--search-mode must be dense or hybrid");
     }
-    if (collection != null && !collection.matches("[A-Za-z0-9_.-]{1,255}")) {
-      throw usage("--collection must be a collection name (letters, digits, '_', '.', '-')");
+    if (collection != null && !CollectionName.isValid(collection)) {
+      throw usage("--collection must be a collection name: " + CollectionName.RULE);
     }
     server.check(spec);
   }
