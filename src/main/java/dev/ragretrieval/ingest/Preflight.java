@@ -48,7 +48,7 @@ public final class Preflight {
   /** The collection's description, empty when it does not exist yet; any other failure names the store. */
   private static Future<Optional<CollectionInfo>> existing(AppConfig.Qdrant qdrant, VectorStore store,
       String collection) {
-    return store.collectionInfo(collection).map(Optional::of).recover(err -> {
+    return store.collectionInfo(collection, Deadline.in(EMBED_CHECK)).map(Optional::of).recover(err -> {
       ServiceException error = ServiceException.from(err);
       if (error.code() == ErrorCode.COLLECTION_NOT_FOUND) {
         return Future.succeededFuture(Optional.empty());

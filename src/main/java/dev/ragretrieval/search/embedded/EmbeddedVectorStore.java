@@ -75,12 +75,14 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   @Override
   public Future<List<ScoredPoint>> search(SearchRequest request) {
-    return run("search", () -> searchNow(request));
+    return run("search", request.deadline(), () -> searchNow(request));
   }
 
   @Override
   public Future<List<List<ScoredPoint>>> searchBatch(List<SearchRequest> requests) {
-    return run("search_batch", () -> {
+    Deadline deadline = requests.stream().map(SearchRequest::deadline).reduce(Deadline::min)
+        .orElseGet(() -> Deadline.in(ADMIN));
+    return run("search_batch", deadline, () -> {
       List<List<ScoredPoint>> results = new ArrayList<>(requests.size());
       for (SearchRequest request : requests) {
         results.add(searchNow(request));
@@ -91,12 +93,12 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   @Override
   public Future<Boolean> hybrid(String collection, Deadline deadline) {
-    return run("collection_info", () -> existing(collection).hybrid());
+    return run("collection_info", deadline, () -> existing(collection).hybrid());
   }
 
   @Override
-  public Future<CollectionInfo> collectionInfo(String collection) {
-    return run("collection_info", () -> {
+  public Future<CollectionInfo> collectionInfo(String collection, Deadline deadline) {
+    return run("collection_info", deadline, () -> {
       LuceneCollection c = existing(collection);
       return new CollectionInfo(collection, c.vectorSize(), c.count(), c.hybrid());
     });
@@ -104,7 +106,7 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   @Override
   public Future<List<CollectionInfo>> collections(Deadline deadline) {
-    return run("list_collections", () -> {
+    return run("list_collections", deadline, () -> {
       if (!Files.isDirectory(collectionsDir)) {
         return List.of();
       }
@@ -205,7 +207,7 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   @Override
   public Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline) {
-    return run("facet", () -> {
+    return run("facet", deadline, () -> {
       if (deadline.expired()) {
         throw deadline.timeout("the embedded store");
       }
@@ -355,9 +357,20 @@ public final class EmbeddedVectorStore implements VectorStore {
     }
   }
 
-  /** Lucene's failures map to contract codes here; deadline checks, metrics and INTERNAL are the seam's. */
+  /** An administrative call (writes, collection management), bounded by {@link #ADMIN}. */
   private <T> Future<T> run(String operation, Callable<T> work) {
-    return upstream.call(operation, Deadline.in(ADMIN), budget -> workers.executeBlocking(() -> {
+    return run(operation, Deadline.in(ADMIN), work);
+  }
+
+  /**
+   * Lucene's failures map to contract codes here; deadline checks, metrics and INTERNAL are the
+   * seam's. Work whose deadline passed while it waited for a worker is not started.
+   */
+  private <T> Future<T> run(String operation, Deadline deadline, Callable<T> work) {
+    return upstream.call(operation, deadline, budget -> workers.executeBlocking(() -> {
+      if (deadline.expired()) {
+        throw deadline.timeout("the embedded vector store");
+      }
       try {
         return work.call();
       } catch (ServiceException e) {
