@@ -2,6 +2,7 @@ package dev.ragretrieval.search;
 
 import dev.ragretrieval.upstream.Deadline;
 import io.vertx.core.Future;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 
@@ -40,36 +41,67 @@ public interface VectorStore {
   Future<List<CollectionInfo>> collections(Deadline deadline);
 
   /**
+   * How long an administrative call (collection management, writes) may take when its caller
+   * gives no deadline of its own: the overloads without one use it.
+   */
+  Duration ADMIN_TIMEOUT = Duration.ofMinutes(2);
+
+  /**
    * Creates a cosine collection of the given vector size with payload indexes on the filter keys,
    * and a keyword (BM25) index over each point's {@link KeywordText}.
    */
-  Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys);
+  Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys, Deadline deadline);
+
+  default Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
+    return createCollection(collection, vectorSize, indexedKeys, Deadline.in(ADMIN_TIMEOUT));
+  }
 
   /** Deletes the collection; succeeds when it did not exist. */
-  Future<Void> deleteCollection(String collection);
+  Future<Void> deleteCollection(String collection, Deadline deadline);
+
+  default Future<Void> deleteCollection(String collection) {
+    return deleteCollection(collection, Deadline.in(ADMIN_TIMEOUT));
+  }
 
   /** Inserts or replaces points by id and returns once they are searchable. */
-  Future<Void> upsert(String collection, List<Point> points);
+  Future<Void> upsert(String collection, List<Point> points, Deadline deadline);
+
+  default Future<Void> upsert(String collection, List<Point> points) {
+    return upsert(collection, points, Deadline.in(ADMIN_TIMEOUT));
+  }
 
   /** Removes the points whose payload source_url equals {@code sourceUrl} except those in keepIds. */
-  Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds);
+  Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds, Deadline deadline);
+
+  default Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds) {
+    return deleteStale(collection, sourceUrl, keepIds, Deadline.in(ADMIN_TIMEOUT));
+  }
 
   /**
    * Mirrors a source: removes every point whose payload {@value #INGEST_SOURCE} is {@code source} and
    * whose source_url is not in {@code keepSourceUrls}. Answers each removed source_url with the
    * number of its points that went. A missing collection is COLLECTION_NOT_FOUND.
    */
-  default Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls) {
+  default Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls,
+      Deadline deadline) {
     return Future.failedFuture(new dev.ragretrieval.error.ServiceException(dev.ragretrieval.error.ErrorCode.UPSTREAM_ERROR,
         "this vector store cannot remove missing documents"));
+  }
+
+  default Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls) {
+    return deleteMissing(collection, source, keepSourceUrls, Deadline.in(ADMIN_TIMEOUT));
   }
 
   /**
    * Succeeds when a write to {@code collection} could start now (before an ingest does any work);
    * fails with a reason and what to do. Stores without such a check succeed.
    */
-  default Future<Void> checkWritable(String collection) {
+  default Future<Void> checkWritable(String collection, Deadline deadline) {
     return Future.succeededFuture();
+  }
+
+  default Future<Void> checkWritable(String collection) {
+    return checkWritable(collection, Deadline.in(ADMIN_TIMEOUT));
   }
 
   /** Distinct values of a payload key with counts, most frequent first. */

@@ -137,8 +137,9 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
-    return run("create_collection", () -> {
+  public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys,
+      Deadline deadline) {
+    return run("create_collection", deadline, () -> {
       refuseIfReadOnly();
       Optional<String> badName = CollectionName.problem(collection, true);
       if (badName.isPresent()) {
@@ -163,8 +164,8 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<Void> deleteCollection(String collection) {
-    return run("delete_collection", () -> {
+  public Future<Void> deleteCollection(String collection, Deadline deadline) {
+    return run("delete_collection", deadline, () -> {
       refuseIfReadOnly();
       if (CollectionName.problem(collection, true).isPresent()) {
         return null;
@@ -181,8 +182,8 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<Void> upsert(String collection, List<Point> points) {
-    return run("upsert", () -> {
+  public Future<Void> upsert(String collection, List<Point> points, Deadline deadline) {
+    return run("upsert", deadline, () -> {
       LuceneCollection c = existing(collection);
       for (Point point : points) {
         checkSize(c, point.vector());
@@ -193,16 +194,18 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds) {
-    return run("delete_stale", () -> {
+  public Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds,
+      Deadline deadline) {
+    return run("delete_stale", deadline, () -> {
       existing(collection).deleteStale(sourceUrl, List.copyOf(keepIds));
       return null;
     });
   }
 
   @Override
-  public Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls) {
-    return run("delete_missing", () -> existing(collection).deleteMissing(INGEST_SOURCE, source, List.copyOf(keepSourceUrls)));
+  public Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls,
+      Deadline deadline) {
+    return run("delete_missing", deadline, () -> existing(collection).deleteMissing(INGEST_SOURCE, source, List.copyOf(keepSourceUrls)));
   }
 
   @Override
@@ -220,8 +223,8 @@ public final class EmbeddedVectorStore implements VectorStore {
    * collection now. A failure names the process holding the collection's write lock.
    */
   @Override
-  public Future<Void> checkWritable(String collection) {
-    return run("check_writable", () -> {
+  public Future<Void> checkWritable(String collection, Deadline deadline) {
+    return run("check_writable", deadline, () -> {
       refuseIfReadOnly();
       Optional<String> badName = CollectionName.problem(collection, true);
       if (badName.isPresent()) {
@@ -355,11 +358,6 @@ public final class EmbeddedVectorStore implements VectorStore {
         Files.deleteIfExists(p);
       }
     }
-  }
-
-  /** An administrative call (writes, collection management), bounded by {@link #ADMIN}. */
-  private <T> Future<T> run(String operation, Callable<T> work) {
-    return run(operation, Deadline.in(ADMIN), work);
   }
 
   /**

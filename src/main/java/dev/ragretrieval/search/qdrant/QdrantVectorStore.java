@@ -94,8 +94,6 @@ public final class QdrantVectorStore implements VectorStore {
 
   private final QdrantChannel channel;
   private final Upstream upstream;
-  private final long timeoutMillis;
-  private final int maxAttempts;
   /** collection -> vector name ("" = the single unnamed vector) */
   private final Map<String, String> vectorNames = new ConcurrentHashMap<>();
   /** collection -> whether it has the {@value #SPARSE} sparse vector (filled with vectorNames) */
@@ -117,8 +115,6 @@ public final class QdrantVectorStore implements VectorStore {
     this.upstream = new Upstream(vertx, metrics, Upstream.Kind.VECTOR_STORE, STORE, "Qdrant", policy,
         config.circuit(), config.timeout(),
         e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR);
-    this.timeoutMillis = config.timeout().toMillis();
-    this.maxAttempts = policy.maxAttempts();
   }
 
   /** qdrant.max_attempts attempts in all, waiting 100 ms, 200 ms, ... up to 2 s between them. */
@@ -218,14 +214,15 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
+  public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys,
+      Deadline deadline) {
     vectorNames.remove(collection);
     sparseVectors.remove(collection);
-    return createWithIndexes(collection, vectorSize, indexedKeys);
+    return createWithIndexes(collection, vectorSize, indexedKeys, deadline);
   }
 
-  private Future<Void> createWithIndexes(String collection, int vectorSize, List<String> indexedKeys) {
-    Deadline deadline = adminDeadline();
+  private Future<Void> createWithIndexes(String collection, int vectorSize, List<String> indexedKeys,
+      Deadline deadline) {
     CreateCollection create = CreateCollection.newBuilder()
         .setCollectionName(collection)
         .setVectorsConfig(VectorsConfig.newBuilder()
@@ -244,18 +241,14 @@ public final class QdrantVectorStore implements VectorStore {
           .setFieldType(FieldType.FieldTypeKeyword)
           .setWait(true)
           .build();
-      chain = chain.compose(done -> {
-        Deadline indexDeadline = adminDeadline();
-        return upstream.call("create_collection", indexDeadline,
-            budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection));
-      });
+      chain = chain.compose(done -> upstream.call("create_collection", deadline,
+          budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection)));
     }
     return chain.mapEmpty();
   }
 
   @Override
-  public Future<Void> deleteCollection(String collection) {
-    Deadline deadline = adminDeadline();
+  public Future<Void> deleteCollection(String collection, Deadline deadline) {
     vectorNames.remove(collection);
     sparseVectors.remove(collection);
     DeleteCollection delete = DeleteCollection.newBuilder().setCollectionName(collection).build();
@@ -268,11 +261,10 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<Void> upsert(String collection, List<Point> points) {
+  public Future<Void> upsert(String collection, List<Point> points, Deadline deadline) {
     if (points.isEmpty()) {
       return Future.succeededFuture();
     }
-    Deadline deadline = adminDeadline();
     return vectorName(collection, "upsert", deadline).compose(using -> {
       boolean sparse = sparseVectors.getOrDefault(collection, false);
       UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true);
@@ -288,8 +280,8 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds) {
-    Deadline deadline = adminDeadline();
+  public Future<Void> deleteStale(String collection, String sourceUrl, Collection<String> keepIds,
+      Deadline deadline) {
     DeletePoints delete = DeletePoints.newBuilder()
         .setCollectionName(collection)
         .setWait(true)
@@ -300,11 +292,12 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls) {
+  public Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls,
+      Deadline deadline) {
     io.qdrant.client.grpc.Common.Filter missing =
         QdrantFilters.missingDocuments(INGEST_SOURCE, source, keepSourceUrls);
     CountPoints count = CountPoints.newBuilder().setCollectionName(collection).setFilter(missing).setExact(true).build();
-    return upstream.call("delete_missing_count", adminDeadline(),
+    return upstream.call("delete_missing_count", deadline,
             budget -> channel.call(VxPointsGrpcClient.Count, count, budget, collection))
         .compose(counted -> {
           long points = counted.getResult().getCount();
@@ -318,11 +311,11 @@ public final class QdrantVectorStore implements VectorStore {
               .setFilter(missing).setLimit(points).setExact(true).build();
           DeletePoints delete = DeletePoints.newBuilder().setCollectionName(collection).setWait(true)
               .setPoints(PointsSelector.newBuilder().setFilter(missing)).build();
-          return upstream.call("create_field_index", adminDeadline(),
+          return upstream.call("create_field_index", deadline,
                   budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection))
-              .compose(v -> upstream.call("facet", adminDeadline(),
+              .compose(v -> upstream.call("facet", deadline,
                   budget -> channel.call(VxPointsGrpcClient.Facet, facet, budget, collection)))
-              .compose(documents -> upstream.call("delete_missing", adminDeadline(),
+              .compose(documents -> upstream.call("delete_missing", deadline,
                       budget -> channel.call(VxPointsGrpcClient.Delete, delete, budget, collection))
                   .map(done -> documents.getHitsList().stream()
                       .map(hit -> new FacetCount(facetValue(hit), hit.getCount())).toList()));
@@ -556,10 +549,5 @@ public final class QdrantVectorStore implements VectorStore {
   private static Future<Void> acknowledged(CollectionOperationResponse response) {
     return response.getResult() ? Future.succeededFuture()
         : Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant did not confirm the collection change"));
-  }
-
-  /** Calls outside a client request (readiness, ingestion): every attempt may use the whole timeout. */
-  private Deadline adminDeadline() {
-    return Deadline.in(Duration.ofMillis(timeoutMillis * maxAttempts));
   }
 }
