@@ -1,5 +1,6 @@
 package dev.ragretrieval.cli;
 
+import dev.ragretrieval.search.CollectionName;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.eval.EvalCase;
@@ -122,8 +123,8 @@ public final class EvalCommand implements Callable<Integer> {
         || !searchModes.stream().map(String::strip).allMatch(SEARCH_MODES::contains))) {
       throw usage("--search-mode must be dense, hybrid, or a comma list of them (dense,hybrid)");
     }
-    if (collection != null && !collection.matches("[A-Za-z0-9_.-]{1,255}")) {
-      throw usage("--collection must be a collection name (letters, digits, '_', '.', '-')");
+    if (collection != null && !CollectionName.isValid(collection)) {
+      throw usage("--collection must be a collection name: " + CollectionName.RULE);
     }
     server.check(spec);
   }

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /** The whole configuration, read once at start-up and validated there. */
@@ -15,7 +16,15 @@ public record AppConfig(
     Embedding embedding,
     Retrieval retrieval,
     Store store,
-    Logging logging) {
+    Logging logging,
+    Ingest ingest,
+    Tracing tracing) {
+
+  /** With the default ingest pace and tracing settings. */
+  public AppConfig(Http http, Security security, Qdrant qdrant, Embedding embedding, Retrieval retrieval, Store store,
+      Logging logging) {
+    this(http, security, qdrant, embedding, retrieval, store, logging, Ingest.DEFAULT, Tracing.DEFAULT);
+  }
 
   public record Http(
       int port,
@@ -25,12 +34,25 @@ public record AppConfig(
       Duration requestTimeout,
       Duration shutdownGrace,
       List<String> corsOrigins,
-      Edge edge) {
+      Edge edge,
+      int instances) {
+
+    /** One HTTP verticle per available processor. */
+    public Http(int port, String host, int bodyLimitBytes, int maxInFlight, Duration requestTimeout,
+        Duration shutdownGrace, List<String> corsOrigins, Edge edge) {
+      this(port, host, bodyLimitBytes, maxInFlight, requestTimeout, shutdownGrace, corsOrigins, edge,
+          defaultInstances());
+    }
 
     /** With the default connection limits. */
     public Http(int port, String host, int bodyLimitBytes, int maxInFlight, Duration requestTimeout,
         Duration shutdownGrace, List<String> corsOrigins) {
       this(port, host, bodyLimitBytes, maxInFlight, requestTimeout, shutdownGrace, corsOrigins, Edge.DEFAULT);
+    }
+
+    /** RAG_HTTP_INSTANCES unset (or 0): one instance per processor the JVM may use (the pod's CPU limit). */
+    public static int defaultInstances() {
+      return Runtime.getRuntime().availableProcessors();
     }
   }
 
@@ -77,7 +99,18 @@ public record AppConfig(
       Set<String> collections,
       Duration timeout,
       int maxAttempts,
-      Circuit circuit) {
+      Circuit circuit,
+      Layout layout,
+      Optional<WriteOrdering> writeOrdering,
+      Optional<ReadConsistency> readConsistency,
+      Failover failover) {
+
+    /** Qdrant's own defaults for layout and consistency. */
+    public Qdrant(Optional<String> host, int grpcPort, Optional<String> apiKey, boolean tls, Optional<Path> caCert,
+        String collection, Set<String> collections, Duration timeout, int maxAttempts, Circuit circuit) {
+      this(host, grpcPort, apiKey, tls, caCert, collection, collections, timeout, maxAttempts, circuit,
+          Layout.QDRANT_DEFAULT, Optional.empty(), Optional.empty(), Failover.DEFAULT);
+    }
 
     /** With the default circuit breaker. */
     public Qdrant(Optional<String> host, int grpcPort, Optional<String> apiKey, boolean tls, Optional<Path> caCert,
@@ -113,6 +146,56 @@ public record AppConfig(
       return "Qdrant[host=" + host.orElse("<embedded>") + ", grpcPort=" + grpcPort + ", tls=" + tls
           + caCert.map(path -> ", caCert=" + path).orElse("") + ", apiKey=" + (apiKey.isPresent() ? "***" : "<none>") + ", collection=" + collection + "]";
     }
+  }
+
+  /**
+   * How a collection the service creates is laid out (ingest, {@code --recreate}); empty = Qdrant's
+   * own default. Existing collections are never changed.
+   */
+  public record Layout(
+      OptionalInt shardNumber,
+      OptionalInt replicationFactor,
+      OptionalInt writeConsistencyFactor,
+      boolean onDiskPayload,
+      Quantization quantization) {
+    public static final Layout QDRANT_DEFAULT =
+        new Layout(OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), false, Quantization.NONE);
+  }
+
+  public enum Quantization { NONE, INT8 }
+
+  /** Qdrant's write ordering, sent with every write. */
+  public enum WriteOrdering { WEAK, MEDIUM, STRONG }
+
+  /**
+   * How many replicas a search must hear from: a number ({@code factor}) or one of Qdrant's words
+   * ({@code majority}, {@code quorum}, {@code all}); exactly one is present.
+   */
+  public record ReadConsistency(OptionalInt factor, Optional<String> type) {
+    public static final List<String> TYPES = List.of("majority", "quorum", "all");
+
+    public static ReadConsistency of(int factor) {
+      return new ReadConsistency(OptionalInt.of(factor), Optional.empty());
+    }
+
+    public static ReadConsistency of(String type) {
+      return new ReadConsistency(OptionalInt.empty(), Optional.of(type));
+    }
+  }
+
+  /** How often the Qdrant host name is resolved again, and a failed address probed. */
+  public record Failover(Duration resolveInterval, Duration probeInterval) {
+    public static final Failover DEFAULT = new Failover(Duration.ofSeconds(10), Duration.ofSeconds(1));
+  }
+
+  /** Ingest's pace: embed calls at once, and an optional budget of texts per minute. */
+  public record Ingest(int embedConcurrency, OptionalInt embedRatePerMinute) {
+    public static final Ingest DEFAULT = new Ingest(4, OptionalInt.empty());
+  }
+
+  /** Tracing itself is configured by the standard OTEL_* variables; this says what spans may carry. */
+  public record Tracing(boolean queryText) {
+    public static final Tracing DEFAULT = new Tracing(false);
   }
 
   /**
@@ -221,7 +304,16 @@ public record AppConfig(
       List<String> filterKeys,
       Map<String, List<String>> payloadKeys,
       boolean hybridByDefault,
-      Rerank rerank) {
+      Rerank rerank,
+      Fusion fusion) {
+
+    /** With the default fusion. */
+    public Retrieval(int maxQueryChars, int defaultTopK, int maxTopK, boolean clampTopK, double defaultScoreThreshold,
+        int maxContextChars, int maxBatchQueries, int maxTextChars, List<String> filterKeys,
+        Map<String, List<String>> payloadKeys, boolean hybridByDefault, Rerank rerank) {
+      this(maxQueryChars, defaultTopK, maxTopK, clampTopK, defaultScoreThreshold, maxContextChars, maxBatchQueries,
+          maxTextChars, filterKeys, payloadKeys, hybridByDefault, rerank, Fusion.DEFAULT);
+    }
 
     /** Hybrid where the collection supports it, rerank off. */
     public Retrieval(int maxQueryChars, int defaultTopK, int maxTopK, boolean clampTopK, double defaultScoreThreshold,
@@ -229,6 +321,19 @@ public record AppConfig(
         Map<String, List<String>> payloadKeys) {
       this(maxQueryChars, defaultTopK, maxTopK, clampTopK, defaultScoreThreshold, maxContextChars, maxBatchQueries,
           maxTextChars, filterKeys, payloadKeys, true, Rerank.OFF);
+    }
+  }
+
+  /**
+   * Hybrid search's reciprocal rank fusion, the same on both stores: a hit at rank r (from 1) of a
+   * list adds {@code weight / (rrfK + r)}; each list gives {@code max(top_k * 4, candidates)} hits.
+   */
+  public record Fusion(int rrfK, double denseWeight, double keywordWeight, int candidates) {
+    public static final Fusion DEFAULT = new Fusion(60, 1.0, 1.0, 40);
+
+    /** Candidates each list gives the fusion for a search of {@code limit} hits. */
+    public int candidatesFor(int limit) {
+      return Math.max(limit * 4, candidates);
     }
   }
 

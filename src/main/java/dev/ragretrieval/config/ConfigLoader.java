@@ -1,9 +1,18 @@
 package dev.ragretrieval.config;
 
+import dev.ragretrieval.search.CollectionName;
 import dev.ragretrieval.config.AppConfig.Circuit;
 import dev.ragretrieval.config.AppConfig.Cohere;
 import dev.ragretrieval.config.AppConfig.Edge;
 import dev.ragretrieval.config.AppConfig.Embedding;
+import dev.ragretrieval.config.AppConfig.Failover;
+import dev.ragretrieval.config.AppConfig.Fusion;
+import dev.ragretrieval.config.AppConfig.Ingest;
+import dev.ragretrieval.config.AppConfig.Layout;
+import dev.ragretrieval.config.AppConfig.Quantization;
+import dev.ragretrieval.config.AppConfig.ReadConsistency;
+import dev.ragretrieval.config.AppConfig.Tracing;
+import dev.ragretrieval.config.AppConfig.WriteOrdering;
 import dev.ragretrieval.config.AppConfig.Http;
 import dev.ragretrieval.config.AppConfig.Local;
 import dev.ragretrieval.config.AppConfig.LogFormat;
@@ -33,6 +42,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -43,60 +53,16 @@ public final class ConfigLoader {
 
   public static final String DEFAULT_PATH = "conf/config.yaml";
 
-  /** Environment variable -> dotted path in the YAML tree. */
-  static final Map<String, String> ENV_PATHS = new LinkedHashMap<>();
-
-  static {
-    ENV_PATHS.put("RAG_HTTP_PORT", "http.port");
-    ENV_PATHS.put("RAG_MAX_IN_FLIGHT", "http.max_in_flight");
-    ENV_PATHS.put("RAG_REQUEST_TIMEOUT_MS", "http.request_timeout_ms");
-    ENV_PATHS.put("RAG_SHUTDOWN_GRACE_MS", "http.shutdown_grace_ms");
-    ENV_PATHS.put("RAG_BODY_LIMIT_BYTES", "http.body_limit_bytes");
-    ENV_PATHS.put("RAG_CORS_ORIGINS", "http.cors_origins");
-    ENV_PATHS.put("RAG_MAX_CONNECTIONS", "http.max_connections");
-    ENV_PATHS.put("RAG_HEADER_TIMEOUT_MS", "http.header_timeout_ms");
-    ENV_PATHS.put("RAG_IDLE_TIMEOUT_MS", "http.idle_timeout_ms");
-    ENV_PATHS.put("RAG_URI_LIMIT_BYTES", "http.uri_limit_bytes");
-    ENV_PATHS.put("RAG_HEADER_LIMIT_BYTES", "http.header_limit_bytes");
-    ENV_PATHS.put("RAG_API_KEYS", "security.api_keys");
-    ENV_PATHS.put("QDRANT_HOST", "qdrant.host");
-    ENV_PATHS.put("QDRANT_GRPC_PORT", "qdrant.grpc_port");
-    ENV_PATHS.put("QDRANT_API_KEY", "qdrant.api_key");
-    ENV_PATHS.put("QDRANT_TLS", "qdrant.tls");
-    ENV_PATHS.put("QDRANT_CA_CERT", "qdrant.ca_cert");
-    ENV_PATHS.put("QDRANT_COLLECTION", "qdrant.collection");
-    ENV_PATHS.put("QDRANT_COLLECTIONS", "qdrant.collections");
-    ENV_PATHS.put("EMBEDDING_PROVIDER", "embedding.provider");
-    ENV_PATHS.put("COHERE_API_KEY", "embedding.cohere.api_key");
-    ENV_PATHS.put("COHERE_BASE_URL", "embedding.cohere.base_url");
-    ENV_PATHS.put("COHERE_EMBED_MODEL", "embedding.cohere.model");
-    ENV_PATHS.put("COHERE_EMBED_DIMENSION", "embedding.cohere.dimension");
-    ENV_PATHS.put("OPENAI_API_KEY", "embedding.openai.api_key");
-    ENV_PATHS.put("OPENAI_BASE_URL", "embedding.openai.base_url");
-    ENV_PATHS.put("OPENAI_EMBED_MODEL", "embedding.openai.model");
-    ENV_PATHS.put("OPENAI_EMBED_DIMENSIONS", "embedding.openai.dimensions");
-    ENV_PATHS.put("RAG_QUERY_CACHE_SIZE", "embedding.query_cache_size");
-    ENV_PATHS.put("RAG_LOCAL_EMBED_BATCH", "embedding.local.batch_size");
-    ENV_PATHS.put("EMBEDDING_CA_CERT", "embedding.ca_cert");
-    ENV_PATHS.put("RAG_SEARCH_MODE", "retrieval.search_mode");
-    ENV_PATHS.put("RERANK_PROVIDER", "retrieval.rerank.provider");
-    ENV_PATHS.put("COHERE_RERANK_MODEL", "retrieval.rerank.model");
-    ENV_PATHS.put("RAG_DATA_DIR", "store.data_dir");
-    ENV_PATHS.put("RAG_LOAD_SAMPLE_BOOK", "store.load_sample_book");
-    ENV_PATHS.put("RAG_LOG_LEVEL", "logging.level");
-    ENV_PATHS.put("RAG_LOG_FORMAT", "logging.format");
-    ENV_PATHS.put("RAG_LOG_QUERY_TEXT", "logging.log_query_text");
-  }
-
-  /** Keys whose environment value is a comma-separated list. */
-  private static final Set<String> LIST_PATHS =
-      Set.of("http.cors_origins", "security.api_keys", "qdrant.collections");
-
   private ConfigLoader() {}
 
   /** The environment variable names the service reads (the k8s manifests are checked against it). */
   public static Set<String> environmentVariables() {
-    Set<String> names = new LinkedHashSet<>(ENV_PATHS.keySet());
+    Set<String> names = new LinkedHashSet<>();
+    for (Setting setting : Settings.all()) {
+      if (setting.env() != null) {
+        names.add(setting.env());
+      }
+    }
     names.add("RAG_CONFIG");
     return names;
   }
@@ -120,153 +86,169 @@ public final class ConfigLoader {
   /** Lays the environment over a YAML tree and validates it. */
   public static AppConfig fromJson(JsonObject yaml, Map<String, String> env) {
     JsonObject tree = yaml.copy();
-    ENV_PATHS.forEach((var, path) -> {
-      String value = env.get(var);
+    for (Setting setting : Settings.all()) {
+      String value = setting.env() == null ? null : env.get(setting.env());
       if (value != null && !value.isBlank()) {
-        put(tree, path, LIST_PATHS.contains(path) ? splitList(value) : value.trim());
+        put(tree, setting.path(), setting.kind() == Setting.Kind.LIST ? splitList(value) : value.trim());
       }
-    });
-    return parse(tree);
+    }
+    return parse(new Values(tree));
   }
 
-  static AppConfig parse(JsonObject c) {
-    JsonObject http = section(c, "http");
-    JsonObject qdrant = section(c, "qdrant");
-    JsonObject emb = section(c, "embedding");
-    JsonObject cohere = section(emb, "cohere");
-    JsonObject openai = section(emb, "openai");
-    JsonObject local = section(emb, "local");
-    JsonObject retrieval = section(c, "retrieval");
-    JsonObject store = section(c, "store");
-    JsonObject logging = section(c, "logging");
-
-    int maxQueryChars = intIn(section(c, "retrieval"), "retrieval.max_query_chars", "max_query_chars", 1000, 1, 100_000);
+  static AppConfig parse(Values v) {
+    int maxQueryChars = v.integer(Settings.MAX_QUERY_CHARS);
+    int instances = v.integer(Settings.HTTP_INSTANCES);
     Http httpConfig = new Http(
-        intIn(http, "RAG_HTTP_PORT", "port", 8080, 0, 65535),
-        str(http, "host", "0.0.0.0"),
-        intIn(http, "http.body_limit_bytes", "body_limit_bytes", 65536, 1024, 64 * 1024 * 1024),
-        intIn(http, "http.max_in_flight", "max_in_flight", 256, 1, 1_000_000),
-        millis(http, "http.request_timeout_ms", "request_timeout_ms", 15000),
-        millis(http, "http.shutdown_grace_ms", "shutdown_grace_ms", 20000),
-        strings(http, "cors_origins", List.of("*")),
-        edge(http, maxQueryChars));
+        v.integer(Settings.HTTP_PORT),
+        v.string(Settings.HTTP_HOST),
+        v.integer(Settings.BODY_LIMIT),
+        v.integer(Settings.MAX_IN_FLIGHT),
+        v.millis(Settings.REQUEST_TIMEOUT),
+        v.millis(Settings.SHUTDOWN_GRACE),
+        v.list(Settings.CORS_ORIGINS),
+        edge(v, maxQueryChars),
+        instances == 0 ? Http.defaultInstances() : instances);
 
-    Security security = new Security(Set.copyOf(strings(section(c, "security"), "api_keys", List.of())));
+    Security security = new Security(Set.copyOf(v.list(Settings.API_KEYS)));
 
-    Optional<String> cohereKey = optionalStr(cohere, "api_key");
-    Optional<String> openaiKey = optionalStr(openai, "api_key");
-    Provider provider = provider(str(emb, "provider", "auto"), cohereKey);
+    Optional<String> cohereKey = v.optional(Settings.COHERE_API_KEY);
+    Provider provider = provider(v.choice(Settings.EMBEDDING_PROVIDER), cohereKey);
     if (provider == Provider.COHERE && cohereKey.isEmpty()) {
       throw new ConfigException("EMBEDDING_PROVIDER=cohere needs COHERE_API_KEY");
-    }
-    if (provider == Provider.OPENAI && str(openai, "base_url", "").isBlank()) {
-      throw new ConfigException("EMBEDDING_PROVIDER=openai needs OPENAI_BASE_URL");
     }
 
     Embedding embedding = new Embedding(
         provider,
-        millis(emb, "embedding.timeout_ms", "timeout_ms", 10000),
-        intIn(emb, "embedding.max_attempts", "max_attempts", 4, 1, 20),
-        millis(emb, "embedding.initial_backoff_ms", "initial_backoff_ms", 200),
-        millis(emb, "embedding.max_backoff_ms", "max_backoff_ms", 4000),
+        v.millis(Settings.EMBED_TIMEOUT),
+        v.integer(Settings.EMBED_MAX_ATTEMPTS),
+        v.millis(Settings.EMBED_INITIAL_BACKOFF),
+        v.millis(Settings.EMBED_MAX_BACKOFF),
         new Cohere(
             cohereKey,
-            url(cohere, "COHERE_BASE_URL", "base_url", "https://api.cohere.com"),
-            str(cohere, "model", "embed-english-v3.0"),
-            intIn(cohere, "COHERE_EMBED_DIMENSION", "dimension", 1024, 1, 65536),
-            intIn(cohere, "embedding.cohere.max_texts_per_call", "max_texts_per_call", 96, 1, 96)),
+            v.url(Settings.COHERE_BASE_URL),
+            v.string(Settings.COHERE_MODEL),
+            v.integer(Settings.COHERE_DIMENSION),
+            v.integer(Settings.COHERE_MAX_TEXTS)),
         new OpenAi(
-            openaiKey,
-            url(openai, "OPENAI_BASE_URL", "base_url", "https://api.openai.com"),
-            str(openai, "model", "text-embedding-3-small"),
-            intIn(openai, "OPENAI_EMBED_DIMENSIONS", "dimensions", 1536, 1, 65536),
-            intIn(openai, "embedding.openai.max_texts_per_call", "max_texts_per_call", 256, 1, 2048)),
+            v.optional(Settings.OPENAI_API_KEY),
+            v.url(Settings.OPENAI_BASE_URL),
+            v.string(Settings.OPENAI_MODEL),
+            v.integer(Settings.OPENAI_DIMENSIONS),
+            v.integer(Settings.OPENAI_MAX_TEXTS)),
         new Local(
-            str(local, "model", "bge-small-en-v1.5-q"),
-            intIn(local, "embedding.local.dimension", "dimension", 384, 1, 65536),
-            intIn(local, "embedding.local.max_texts_per_call", "max_texts_per_call", 32, 1, 1024),
-            intIn(local, "embedding.local.batch_size", "batch_size", Local.DEFAULT_BATCH_SIZE, 1, 1024)),
-        intIn(emb, "RAG_QUERY_CACHE_SIZE", "query_cache_size", Embedding.DEFAULT_QUERY_CACHE_SIZE, 0, 10_000_000),
-        circuit(emb, "embedding.circuit_breaker"),
-        caFile(emb, "EMBEDDING_CA_CERT"));
+            v.string(Settings.LOCAL_MODEL),
+            v.integer(Settings.LOCAL_DIMENSION),
+            v.integer(Settings.LOCAL_MAX_TEXTS),
+            v.integer(Settings.LOCAL_BATCH)),
+        v.integer(Settings.QUERY_CACHE_SIZE),
+        new Circuit(
+            v.integer(Settings.EMBED_CIRCUIT_FAILURES),
+            v.millis(Settings.EMBED_CIRCUIT_WINDOW),
+            v.millis(Settings.EMBED_CIRCUIT_OPEN)),
+        v.file(Settings.EMBEDDING_CA_CERT));
 
-    String collection = str(qdrant, "collection", "textbook_chunks");
-    checkCollectionName("QDRANT_COLLECTION", collection);
-    List<String> others = strings(qdrant, "collections", List.of());
-    others.forEach(name -> checkCollectionName("QDRANT_COLLECTIONS", name));
-    boolean tls = bool(qdrant, "QDRANT_TLS", "tls", false);
+    String collection = v.string(Settings.QDRANT_COLLECTION);
+    checkCollectionName(Settings.QDRANT_COLLECTION, collection);
+    List<String> others = v.list(Settings.QDRANT_COLLECTIONS);
+    others.forEach(name -> checkCollectionName(Settings.QDRANT_COLLECTIONS, name));
+    boolean tls = v.bool(Settings.QDRANT_TLS);
+    if (!tls && v.optional(Settings.QDRANT_CA_CERT).isPresent()) {
+      // a CA file with TLS off would silently send the api key in clear text
+      throw new ConfigException("QDRANT_CA_CERT is set but QDRANT_TLS is false; set QDRANT_TLS=true");
+    }
     Qdrant qdrantConfig = new Qdrant(
-        optionalStr(qdrant, "host"),
-        intIn(qdrant, "QDRANT_GRPC_PORT", "grpc_port", 6334, 1, 65535),
-        optionalStr(qdrant, "api_key"),
+        v.optional(Settings.QDRANT_HOST),
+        v.integer(Settings.QDRANT_GRPC_PORT),
+        v.optional(Settings.QDRANT_API_KEY),
         tls,
-        caCert(qdrant, tls),
+        v.file(Settings.QDRANT_CA_CERT),
         collection,
         Set.copyOf(others),
-        millis(qdrant, "qdrant.timeout_ms", "timeout_ms", 5000),
-        intIn(qdrant, "qdrant.max_attempts", "max_attempts", 3, 1, 20),
-        circuit(qdrant, "qdrant.circuit_breaker"));
+        v.millis(Settings.QDRANT_TIMEOUT),
+        v.integer(Settings.QDRANT_MAX_ATTEMPTS),
+        new Circuit(
+            v.integer(Settings.QDRANT_CIRCUIT_FAILURES),
+            v.millis(Settings.QDRANT_CIRCUIT_WINDOW),
+            v.millis(Settings.QDRANT_CIRCUIT_OPEN)),
+        new Layout(
+            v.optionalInt(Settings.QDRANT_SHARD_NUMBER),
+            v.optionalInt(Settings.QDRANT_REPLICATION_FACTOR),
+            v.optionalInt(Settings.QDRANT_WRITE_CONSISTENCY_FACTOR),
+            v.bool(Settings.QDRANT_ON_DISK_PAYLOAD),
+            Quantization.valueOf(v.choice(Settings.QDRANT_QUANTIZATION).toUpperCase(Locale.ROOT))),
+        v.optionalChoice(Settings.QDRANT_WRITE_ORDERING).map(w -> WriteOrdering.valueOf(w.toUpperCase(Locale.ROOT))),
+        v.optional(Settings.QDRANT_READ_CONSISTENCY).map(ConfigLoader::readConsistency),
+        new Failover(v.millis(Settings.QDRANT_RESOLVE_INTERVAL), v.millis(Settings.QDRANT_PROBE_INTERVAL)));
 
-    int maxTopK = intIn(retrieval, "retrieval.max_top_k", "max_top_k", 100, 1, 1000);
+    int maxTopK = v.integer(Settings.MAX_TOP_K);
+    int defaultTopK = v.integer(Settings.DEFAULT_TOP_K);
+    if (defaultTopK > maxTopK) {
+      throw new ConfigException(Settings.DEFAULT_TOP_K.name() + " must be between 1 and " + maxTopK + " (got "
+          + defaultTopK + ")");
+    }
     Retrieval retrievalConfig = new Retrieval(
-        intIn(retrieval, "retrieval.max_query_chars", "max_query_chars", 1000, 1, 100_000),
-        intIn(retrieval, "retrieval.default_top_k", "default_top_k", 5, 1, maxTopK),
+        maxQueryChars,
+        defaultTopK,
         maxTopK,
-        bool(retrieval, "retrieval.clamp_top_k", "clamp_top_k", false),
-        doubleIn(retrieval, "retrieval.default_score_threshold", "default_score_threshold", 0.1),
-        intIn(retrieval, "retrieval.max_context_chars", "max_context_chars", 12000, 100, 10_000_000),
-        intIn(retrieval, "retrieval.max_batch_queries", "max_batch_queries", 32, 1, 1024),
-        intIn(retrieval, "retrieval.max_text_chars", "max_text_chars", 10000, 100, 10_000_000),
-        strings(retrieval, "filter_keys", List.of("chapter", "section")),
-        payloadKeys(section(retrieval, "payload_keys")),
-        hybridByDefault(str(retrieval, "search_mode", "hybrid")),
-        rerank(section(retrieval, "rerank")));
-
-    Store storeConfig = new Store(
-        Path.of(str(store, "data_dir", "./data")),
-        bool(store, "RAG_LOAD_SAMPLE_BOOK", "load_sample_book", true));
-
-    LogFormat format;
-    try {
-      format = LogFormat.valueOf(str(logging, "format", "auto").toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException("RAG_LOG_FORMAT must be auto, json or plain");
+        v.bool(Settings.CLAMP_TOP_K),
+        v.number(Settings.DEFAULT_SCORE_THRESHOLD),
+        v.integer(Settings.MAX_CONTEXT_CHARS),
+        v.integer(Settings.MAX_BATCH_QUERIES),
+        v.integer(Settings.MAX_TEXT_CHARS),
+        v.list(Settings.FILTER_KEYS),
+        payloadKeys(v.mapping(Settings.PAYLOAD_KEYS)),
+        v.choice(Settings.SEARCH_MODE).equals("hybrid"),
+        new AppConfig.Rerank(
+            v.choice(Settings.RERANK_PROVIDER),
+            v.string(Settings.RERANK_MODEL),
+            v.integer(Settings.RERANK_PER_RESULT),
+            v.integer(Settings.RERANK_MAX_CANDIDATES)),
+        new Fusion(
+            v.integer(Settings.FUSION_RRF_K),
+            v.number(Settings.FUSION_DENSE_WEIGHT),
+            v.number(Settings.FUSION_KEYWORD_WEIGHT),
+            v.integer(Settings.FUSION_CANDIDATES)));
+    if (retrievalConfig.fusion().denseWeight() + retrievalConfig.fusion().keywordWeight() == 0) {
+      throw new ConfigException("RAG_FUSION_DENSE_WEIGHT and RAG_FUSION_KEYWORD_WEIGHT cannot both be 0");
     }
+
+    Store storeConfig = new Store(Path.of(v.string(Settings.DATA_DIR)), v.bool(Settings.LOAD_SAMPLE_BOOK));
+
     Logging loggingConfig = new Logging(
-        str(logging, "level", "INFO").toUpperCase(Locale.ROOT),
-        format,
-        bool(logging, "RAG_LOG_QUERY_TEXT", "log_query_text", false));
+        v.string(Settings.LOG_LEVEL).toUpperCase(Locale.ROOT),
+        LogFormat.valueOf(v.choice(Settings.LOG_FORMAT).toUpperCase(Locale.ROOT)),
+        v.bool(Settings.LOG_QUERY_TEXT));
 
-    return new AppConfig(httpConfig, security, qdrantConfig, embedding, retrievalConfig, storeConfig, loggingConfig);
+    Ingest ingest = new Ingest(v.integer(Settings.INGEST_EMBED_CONCURRENCY), v.optionalInt(Settings.INGEST_EMBED_RATE));
+    Tracing tracing = new Tracing(v.bool(Settings.TRACE_QUERY_TEXT));
+
+    return new AppConfig(httpConfig, security, qdrantConfig, embedding, retrievalConfig, storeConfig, loggingConfig,
+        ingest, tracing);
   }
 
-  private static boolean hybridByDefault(String mode) {
-    return switch (mode.trim().toLowerCase(Locale.ROOT)) {
-      case "hybrid" -> true;
-      case "dense" -> false;
-      default -> throw new ConfigException("RAG_SEARCH_MODE (retrieval.search_mode) must be hybrid or dense");
-    };
-  }
-
-  private static AppConfig.Rerank rerank(JsonObject rerank) {
-    String provider = str(rerank, "provider", "none").trim().toLowerCase(Locale.ROOT);
-    if (!provider.equals("none") && !provider.equals("cohere")) {
-      throw new ConfigException("RERANK_PROVIDER (retrieval.rerank.provider) must be none or cohere");
+  private static ReadConsistency readConsistency(String value) {
+    String word = value.toLowerCase(Locale.ROOT);
+    if (ReadConsistency.TYPES.contains(word)) {
+      return ReadConsistency.of(word);
     }
-    return new AppConfig.Rerank(provider,
-        str(rerank, "model", AppConfig.Rerank.OFF.model()),
-        intIn(rerank, "retrieval.rerank.candidates_per_result", "candidates_per_result", 4, 1, 100),
-        intIn(rerank, "retrieval.rerank.max_candidates", "max_candidates", 1000, 1, 1000));
+    try {
+      int factor = Integer.parseInt(word);
+      if (factor >= 1) {
+        return ReadConsistency.of(factor);
+      }
+    } catch (NumberFormatException e) {
+      // falls through to the message below
+    }
+    throw new ConfigException("QDRANT_READ_CONSISTENCY must be a number of replicas (1 or more), or majority, quorum"
+        + " or all (got '" + value + "')");
   }
 
   private static Provider provider(String value, Optional<String> cohereKey) {
-    return switch (value.toLowerCase(Locale.ROOT)) {
-      case "auto" -> cohereKey.isPresent() ? Provider.COHERE : Provider.LOCAL;
+    return switch (value) {
       case "cohere" -> Provider.COHERE;
       case "local" -> Provider.LOCAL;
       case "openai" -> Provider.OPENAI;
-      default -> throw new ConfigException(
-          "EMBEDDING_PROVIDER must be auto, cohere, local or openai (got '" + value + "')");
+      default -> cohereKey.isPresent() ? Provider.COHERE : Provider.LOCAL;
     };
   }
 
@@ -276,22 +258,21 @@ public final class ConfigLoader {
    * (12 bytes a character), plus room for the other parameters; the page's EventSource request
    * can repeat that URL in its Referer header.
    */
-  private static Edge edge(JsonObject http, int maxQueryChars) {
-    Edge def = Edge.DEFAULT;
+  private static Edge edge(Values v, int maxQueryChars) {
     return new Edge(
-        intIn(http, "RAG_MAX_CONNECTIONS", "max_connections", def.maxConnections(), 1, 1_000_000),
-        intIn(http, "http.connection_reserve", "connection_reserve", def.connectionReserve(), 0, 100_000),
-        millis(http, "RAG_HEADER_TIMEOUT_MS", "header_timeout_ms", (int) def.headerTimeout().toMillis()),
-        millis(http, "RAG_IDLE_TIMEOUT_MS", "idle_timeout_ms", (int) def.idleTimeout().toMillis()),
-        fitsLongestQuery(http, "RAG_URI_LIMIT_BYTES", "uri_limit_bytes", def.uriLimitBytes(), maxQueryChars),
-        fitsLongestQuery(http, "RAG_HEADER_LIMIT_BYTES", "header_limit_bytes", def.headerLimitBytes(), maxQueryChars));
+        v.integer(Settings.MAX_CONNECTIONS),
+        v.integer(Settings.CONNECTION_RESERVE),
+        v.millis(Settings.HEADER_TIMEOUT),
+        v.millis(Settings.IDLE_TIMEOUT),
+        fitsLongestQuery(v, Settings.URI_LIMIT, maxQueryChars),
+        fitsLongestQuery(v, Settings.HEADER_LIMIT, maxQueryChars));
   }
 
-  private static int fitsLongestQuery(JsonObject http, String name, String key, int def, int maxQueryChars) {
-    int value = intIn(http, name, key, def, 1024, 16 * 1024 * 1024);
+  private static int fitsLongestQuery(Values v, Setting setting, int maxQueryChars) {
+    int value = v.integer(setting);
     int needed = 12 * maxQueryChars + 4096;
     if (value < needed) {
-      throw new ConfigException(name + " must be at least " + needed + " (got " + value + ") so that a query of "
+      throw new ConfigException(setting.name() + " must be at least " + needed + " (got " + value + ") so that a query of "
           + maxQueryChars + " characters fits GET /v1/retrieve/stream once percent-encoded");
     }
     return value;
@@ -310,7 +291,7 @@ public final class ConfigLoader {
       if (!keys.containsKey(field)) {
         throw new ConfigException("retrieval.payload_keys." + field + " is not a result field (one of " + keys.keySet() + ")");
       }
-      List<String> list = strings(json, field, List.of());
+      List<String> list = Values.strings(json.getValue(field), List.of());
       if (list.isEmpty()) {
         throw new ConfigException("retrieval.payload_keys." + field + " must list at least one payload key");
       }
@@ -319,150 +300,189 @@ public final class ConfigLoader {
     return Map.copyOf(keys);
   }
 
-  private static Optional<Path> caCert(JsonObject qdrant, boolean tls) {
-    if (!tls && optionalStr(qdrant, "ca_cert").isPresent()) {
-      // a CA file with TLS off would silently send the api key in clear text
-      throw new ConfigException("QDRANT_CA_CERT is set but QDRANT_TLS is false; set QDRANT_TLS=true");
-    }
-    return caFile(qdrant, "QDRANT_CA_CERT");
-  }
-
-  /** A file setting (key {@code ca_cert}); checked here so a wrong path stops start-up instead of failing every call later. */
-  private static Optional<Path> caFile(JsonObject json, String setting) {
-    Optional<String> value = optionalStr(json, "ca_cert");
-    if (value.isEmpty()) {
-      return Optional.empty();
-    }
-    ConfigException unreadable = new ConfigException(setting + " '" + value.get() + "' is not a readable file");
-    Path path;
-    try {
-      path = Path.of(value.get());
-    } catch (InvalidPathException e) {
-      throw unreadable;
-    }
-    if (!Files.isRegularFile(path) || !Files.isReadable(path)) {
-      throw unreadable;
-    }
-    return Optional.of(path);
-  }
-
-  private static Circuit circuit(JsonObject parent, String name) {
-    JsonObject json = section(parent, "circuit_breaker");
-    Circuit def = Circuit.DEFAULT;
-    return new Circuit(
-        intIn(json, name + ".failures", "failures", def.failures(), 0, 1_000_000),
-        millis(json, name + ".window_ms", "window_ms", (int) def.window().toMillis()),
-        millis(json, name + ".open_ms", "open_ms", (int) def.open().toMillis()));
-  }
-
-  private static void checkCollectionName(String setting, String name) {
-    if (!name.matches("[A-Za-z0-9_.-]{1,255}")) {
-      throw new ConfigException(setting + " '" + name + "' is not a valid collection name");
+  private static void checkCollectionName(Setting setting, String name) {
+    if (!CollectionName.isValid(name)) {
+      throw new ConfigException(setting.name() + " '" + name + "' is not a valid collection name ("
+          + CollectionName.RULE + ")");
     }
   }
 
-  // --- small typed readers; each failure names the setting in one line ---
+  /**
+   * The merged YAML tree, read setting by setting: each reader checks the value against its row of
+   * the table and names the setting in one line when it does not fit.
+   */
+  static final class Values {
+    private final JsonObject tree;
 
-  private static JsonObject section(JsonObject parent, String key) {
-    Object value = parent.getValue(key);
-    if (value == null) {
-      return new JsonObject();
+    Values(JsonObject tree) {
+      this.tree = tree;
     }
-    if (value instanceof JsonObject obj) {
-      return obj;
-    }
-    throw new ConfigException("configuration section '" + key + "' must be a mapping");
-  }
 
-  private static String str(JsonObject json, String key, String def) {
-    Object value = json.getValue(key);
-    return value == null ? def : String.valueOf(value).trim();
-  }
-
-  private static Optional<String> optionalStr(JsonObject json, String key) {
-    Object value = json.getValue(key);
-    if (value == null || String.valueOf(value).isBlank()) {
-      return Optional.empty();
-    }
-    return Optional.of(String.valueOf(value).trim());
-  }
-
-  private static String url(JsonObject json, String name, String key, String def) {
-    String value = str(json, key, def);
-    if (!value.matches("(?i)https?://[^\\s/]+.*")) {
-      throw new ConfigException(name + " must be an http(s) URL (got '" + value + "')");
-    }
-    return value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
-  }
-
-  private static int intIn(JsonObject json, String name, String key, int def, int min, int max) {
-    Object value = json.getValue(key);
-    if (value == null) {
-      return def;
-    }
-    long parsed;
-    try {
-      parsed = value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value).trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException(name + " must be an integer (got '" + value + "')");
-    }
-    if (parsed < min || parsed > max) {
-      throw new ConfigException(name + " must be between " + min + " and " + max + " (got " + parsed + ")");
-    }
-    return (int) parsed;
-  }
-
-  private static double doubleIn(JsonObject json, String name, String key, double def) {
-    Object value = json.getValue(key);
-    if (value == null) {
-      return def;
-    }
-    double parsed;
-    try {
-      parsed = value instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(value).trim());
-    } catch (NumberFormatException e) {
-      throw new ConfigException(name + " must be a number (got '" + value + "')");
-    }
-    if (!(parsed >= 0 && parsed <= 1)) {
-      throw new ConfigException(name + " must be between 0 and 1 (got " + parsed + ")");
-    }
-    return parsed;
-  }
-
-  private static Duration millis(JsonObject json, String name, String key, int def) {
-    return Duration.ofMillis(intIn(json, name, key, def, 1, Integer.MAX_VALUE));
-  }
-
-  private static boolean bool(JsonObject json, String name, String key, boolean def) {
-    Object value = json.getValue(key);
-    if (value == null) {
-      return def;
-    }
-    if (value instanceof Boolean b) {
-      return b;
-    }
-    return switch (String.valueOf(value).trim().toLowerCase(Locale.ROOT)) {
-      case "true", "1", "yes" -> true;
-      case "false", "0", "no" -> false;
-      default -> throw new ConfigException(name + " must be true or false (got '" + value + "')");
-    };
-  }
-
-  private static List<String> strings(JsonObject json, String key, List<String> def) {
-    Object value = json.getValue(key);
-    if (value == null) {
-      return def;
-    }
-    if (value instanceof JsonArray array) {
-      List<String> out = new ArrayList<>();
-      array.forEach(v -> {
-        if (v != null && !String.valueOf(v).isBlank()) {
-          out.add(String.valueOf(v).trim());
+    private Object raw(Setting setting) {
+      String[] parts = setting.path().split("\\.");
+      JsonObject node = tree;
+      for (int i = 0; i < parts.length - 1; i++) {
+        Object child = node.getValue(parts[i]);
+        if (child == null) {
+          return setting.defaultValue();
         }
-      });
-      return List.copyOf(out);
+        if (!(child instanceof JsonObject obj)) {
+          throw new ConfigException("configuration section '" + parts[i] + "' must be a mapping");
+        }
+        node = obj;
+      }
+      Object value = node.getValue(parts[parts.length - 1]);
+      return value == null ? setting.defaultValue() : value;
     }
-    return List.copyOf(splitList(String.valueOf(value)).getList());
+
+    int integer(Setting setting) {
+      OptionalInt value = optionalInt(setting);
+      if (value.isEmpty()) {
+        throw new ConfigException(setting.name() + " must be set");
+      }
+      return value.getAsInt();
+    }
+
+    OptionalInt optionalInt(Setting setting) {
+      Object value = raw(setting);
+      if (value == null || String.valueOf(value).isBlank()) {
+        return OptionalInt.empty();
+      }
+      long parsed;
+      try {
+        parsed = value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value).trim());
+      } catch (NumberFormatException e) {
+        throw new ConfigException(setting.name() + " must be an integer (got '" + value + "')");
+      }
+      if (parsed < setting.min() || parsed > setting.max()) {
+        throw new ConfigException(setting.name() + " must be between " + (long) setting.min() + " and "
+            + (long) setting.max() + " (got " + parsed + ")");
+      }
+      return OptionalInt.of((int) parsed);
+    }
+
+    Duration millis(Setting setting) {
+      return Duration.ofMillis(integer(setting));
+    }
+
+    double number(Setting setting) {
+      Object value = raw(setting);
+      double parsed;
+      try {
+        parsed = value instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(value).trim());
+      } catch (NumberFormatException e) {
+        throw new ConfigException(setting.name() + " must be a number (got '" + value + "')");
+      }
+      if (!(parsed >= setting.min() && parsed <= setting.max())) {
+        throw new ConfigException(setting.name() + " must be between " + setting.allowed().replace("-", " and ")
+            + " (got " + parsed + ")");
+      }
+      return parsed;
+    }
+
+    boolean bool(Setting setting) {
+      Object value = raw(setting);
+      if (value instanceof Boolean b) {
+        return b;
+      }
+      return switch (String.valueOf(value).trim().toLowerCase(Locale.ROOT)) {
+        case "true", "1", "yes" -> true;
+        case "false", "0", "no" -> false;
+        default -> throw new ConfigException(setting.name() + " must be true or false (got '" + value + "')");
+      };
+    }
+
+    String string(Setting setting) {
+      return String.valueOf(raw(setting)).trim();
+    }
+
+    Optional<String> optional(Setting setting) {
+      Object value = raw(setting);
+      if (value == null || String.valueOf(value).isBlank()) {
+        return Optional.empty();
+      }
+      return Optional.of(String.valueOf(value).trim());
+    }
+
+    /** The chosen word, lower case; fails naming the choices. */
+    String choice(Setting setting) {
+      return optionalChoice(setting).orElseThrow(() -> new ConfigException(setting.name() + " must be set"));
+    }
+
+    Optional<String> optionalChoice(Setting setting) {
+      Optional<String> value = optional(setting).map(s -> s.toLowerCase(Locale.ROOT));
+      if (value.isPresent() && !setting.choices().contains(value.get())) {
+        throw new ConfigException(setting.name() + " must be " + choices(setting.choices()) + " (got '"
+            + optional(setting).get() + "')");
+      }
+      return value;
+    }
+
+    String url(Setting setting) {
+      String value = string(setting);
+      if (!value.matches("(?i)https?://[^\\s/]+.*")) {
+        throw new ConfigException(setting.name() + " must be an http(s) URL (got '" + value + "')");
+      }
+      return value.endsWith("/") ? value.substring(0, value.length() - 1) : value;
+    }
+
+    /** A file setting; checked here so a wrong path stops start-up instead of failing every call later. */
+    Optional<Path> file(Setting setting) {
+      Optional<String> value = optional(setting);
+      if (value.isEmpty()) {
+        return Optional.empty();
+      }
+      ConfigException unreadable = new ConfigException(setting.name() + " '" + value.get() + "' is not a readable file");
+      Path path;
+      try {
+        path = Path.of(value.get());
+      } catch (InvalidPathException e) {
+        throw unreadable;
+      }
+      if (!Files.isRegularFile(path) || !Files.isReadable(path)) {
+        throw unreadable;
+      }
+      return Optional.of(path);
+    }
+
+    @SuppressWarnings("unchecked")
+    List<String> list(Setting setting) {
+      return strings(raw(setting), (List<String>) setting.defaultValue());
+    }
+
+    JsonObject mapping(Setting setting) {
+      Object value = raw(setting);
+      if (value == null) {
+        return new JsonObject();
+      }
+      if (value instanceof JsonObject obj) {
+        return obj;
+      }
+      throw new ConfigException(setting.name() + " must be a mapping");
+    }
+
+    static List<String> strings(Object value, List<String> def) {
+      if (value == null) {
+        return def;
+      }
+      if (value instanceof JsonArray array) {
+        List<String> out = new ArrayList<>();
+        array.forEach(v -> {
+          if (v != null && !String.valueOf(v).isBlank()) {
+            out.add(String.valueOf(v).trim());
+          }
+        });
+        return List.copyOf(out);
+      }
+      if (value instanceof List<?> list) {
+        return list.stream().map(String::valueOf).toList();
+      }
+      return List.copyOf(splitList(String.valueOf(value)).getList());
+    }
+
+    private static String choices(List<String> choices) {
+      return String.join(", ", choices.subList(0, choices.size() - 1)) + " or " + choices.get(choices.size() - 1);
+    }
   }
 
   private static JsonArray splitList(String value) {

@@ -194,8 +194,9 @@ public final class HttpVerticle extends VerticleBase {
       RequestLog.log(exchange.logEntry());
       return;
     }
-    ctx.put(DEADLINE, Deadline.in(config.http().requestTimeout()));
-    Runnable forgetDeadline = deadlines.admit(() -> exchange.fail(new ServiceException(ErrorCode.TIMEOUT,
+    Deadline deadline = Deadline.in(config.http().requestTimeout());
+    ctx.put(DEADLINE, deadline);
+    Runnable forgetDeadline = deadlines.admit(deadline, () -> exchange.fail(new ServiceException(ErrorCode.TIMEOUT,
         "the request took longer than " + config.http().requestTimeout().toMillis() + " ms")));
     Runnable forgetExpiry = gate.onGraceExpiry(vertx.getOrCreateContext(), () -> exchange.fail(
         new ServiceException(ErrorCode.OVERLOADED, "the service is shutting down; retry on another instance", null, 1)));

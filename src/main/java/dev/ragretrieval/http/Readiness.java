@@ -1,5 +1,6 @@
 package dev.ragretrieval.http;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.error.ErrorCode;
@@ -69,7 +70,7 @@ public final class Readiness {
     }
     Future<CollectionInfo> info;
     try {
-      info = store.collectionInfo(collection);
+      info = store.collectionInfo(collection, Deadline.inMillis(PROBE_TIMEOUT_MS));
     } catch (RuntimeException e) {
       info = Future.failedFuture(e);
     }

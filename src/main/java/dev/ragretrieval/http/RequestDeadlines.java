@@ -1,5 +1,6 @@
 package dev.ragretrieval.http;
 
+import dev.ragretrieval.upstream.Deadline;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -43,11 +44,19 @@ final class RequestDeadlines {
   }
 
   /**
-   * Tracks a request admitted now: {@code expire} runs once its timeout has passed, unless the
-   * returned action (call it when the request is answered) ran first.
+   * Tracks a request admitted now with the configured timeout: {@code expire} runs once it has
+   * passed, unless the returned action (call it when the request is answered) ran first.
    */
   Runnable admit(Runnable expire) {
-    Tracked tracked = new Tracked(System.nanoTime() + timeoutNanos, expire);
+    return admit(new Deadline(System.nanoTime() + timeoutNanos), expire);
+  }
+
+  /**
+   * Tracks a request whose {@link Deadline} was made at admission: the same value the request's
+   * upstream calls count down, so the edge's 504 and the upstreams' TIMEOUT share one clock.
+   */
+  Runnable admit(Deadline deadline, Runnable expire) {
+    Tracked tracked = new Tracked(deadline.nanos(), expire);
     inFlight.add(tracked);
     if (!armed) {
       arm(tracked.deadlineNanos);

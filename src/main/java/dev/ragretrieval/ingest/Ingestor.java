@@ -140,7 +140,7 @@ public final class Ingestor {
 
   /** How many points {@code collection} holds; a missing collection holds none. */
   static Future<Long> pointsCount(VectorStore store, String collection) {
-    return store.collectionInfo(collection)
+    return store.collectionInfo(collection, Deadline.inMillis(60_000))
         .map(info -> info.pointsCount())
         .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
             ? Future.succeededFuture(0L) : Future.failedFuture(err));
@@ -236,7 +236,7 @@ public final class Ingestor {
     private Future<Void> ensureCollection(EmbedResponse response) {
       if (collectionReady == null || collectionReady.failed()) {
         int size = response.dimension() > 0 ? response.dimension() : response.vectors().get(0).length;
-        collectionReady = store.collectionInfo(options.collection()).transform(info -> {
+        collectionReady = store.collectionInfo(options.collection(), Deadline.in(options.embedTimeout())).transform(info -> {
           if (info.succeeded()) {
             if (info.result().vectorSize() != size) {
               return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "collection '"

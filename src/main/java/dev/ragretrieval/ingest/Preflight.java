@@ -1,5 +1,6 @@
 package dev.ragretrieval.ingest;
 
+import dev.ragretrieval.search.CollectionName;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ErrorCode;
@@ -12,7 +13,6 @@ import io.vertx.core.Future;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * The checks an ingest runs before it fetches or embeds anything, cheapest first: the collection
@@ -21,22 +21,13 @@ import java.util.regex.Pattern;
  */
 public final class Preflight {
 
-  /** The API's rule for a collection name a request may name (Qdrant itself is more lenient). */
-  private static final Pattern QDRANT_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
-  private static final Pattern EMBEDDED_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
-  static final String QDRANT_RULE = "1 to 255 characters: letters, digits, '_', '.' and '-'";
   private static final Duration EMBED_CHECK = Duration.ofSeconds(60);
 
   private Preflight() {}
 
   /** Why {@code collection} cannot be a collection of this store, if it cannot. */
   public static Optional<String> invalidName(String collection, boolean embedded) {
-    boolean ok = embedded ? EMBEDDED_NAME.matcher(collection).matches() : QDRANT_NAME.matcher(collection).matches();
-    if (ok) {
-      return Optional.empty();
-    }
-    return Optional.of("invalid collection name '" + collection + "': a collection name is "
-        + (embedded ? EmbeddedVectorStore.NAME_RULE : QDRANT_RULE));
+    return CollectionName.problem(collection, embedded);
   }
 
   /**
@@ -57,7 +48,7 @@ public final class Preflight {
   /** The collection's description, empty when it does not exist yet; any other failure names the store. */
   private static Future<Optional<CollectionInfo>> existing(AppConfig.Qdrant qdrant, VectorStore store,
       String collection) {
-    return store.collectionInfo(collection).map(Optional::of).recover(err -> {
+    return store.collectionInfo(collection, Deadline.in(EMBED_CHECK)).map(Optional::of).recover(err -> {
       ServiceException error = ServiceException.from(err);
       if (error.code() == ErrorCode.COLLECTION_NOT_FOUND) {
         return Future.succeededFuture(Optional.empty());

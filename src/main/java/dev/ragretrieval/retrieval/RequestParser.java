@@ -1,5 +1,6 @@
 package dev.ragretrieval.retrieval;
 
+import dev.ragretrieval.search.CollectionName;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -29,9 +30,6 @@ public final class RequestParser {
   private static final List<String> STRING_PARAMS = List.of("query", "text", "query_text", "q", "collection", "search_mode");
   private static final List<String> NUMBER_PARAMS =
       List.of("top_k", "k", "score_threshold", "similarity_threshold", "max_context_chars");
-  private static final Pattern COLLECTION_NAME = Pattern.compile("[A-Za-z0-9_.-]{1,255}");
-  /** {@link #COLLECTION_NAME} in words, for error messages. */
-  public static final String COLLECTION_RULE = "1 to 255 characters, each a letter, digit, '_', '-' or '.'";
   /** Control characters other than tab and line breaks: a query of only these is blank. */
   private static final Pattern CONTROL = Pattern.compile("[\\p{Cc}&&[^\\t\\n\\r]]");
   /**
@@ -137,8 +135,8 @@ public final class RequestParser {
     if (value == null) {
       return qdrant.collection();
     }
-    if (!(value instanceof String name) || !COLLECTION_NAME.matcher(name).matches()) {
-      throw invalid("'collection' must be " + COLLECTION_RULE, field("collection").put("rule", COLLECTION_RULE));
+    if (!(value instanceof String name) || !CollectionName.isValid(name)) {
+      throw invalid("'collection' must be " + CollectionName.RULE, field("collection").put("rule", CollectionName.RULE));
     }
     if (!qdrant.allows(name)) {
       throw invalid("collection '" + name + "' is not allowed here: QDRANT_COLLECTIONS lists the collections this"

@@ -30,11 +30,11 @@ public interface VectorStore {
    * COLLECTION_NOT_FOUND when it does not exist. Stores cache it where asking costs a call.
    */
   default Future<Boolean> hybrid(String collection, Deadline deadline) {
-    return collectionInfo(collection).map(CollectionInfo::hybrid);
+    return collectionInfo(collection, deadline).map(CollectionInfo::hybrid);
   }
 
   /** Fails with COLLECTION_NOT_FOUND when it does not exist. */
-  Future<CollectionInfo> collectionInfo(String collection);
+  Future<CollectionInfo> collectionInfo(String collection, Deadline deadline);
 
   /** Every collection in the store, sorted by name (GET /v1/collections). */
   Future<List<CollectionInfo>> collections(Deadline deadline);

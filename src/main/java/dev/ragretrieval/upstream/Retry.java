@@ -66,8 +66,7 @@ public final class Retry {
     }
     result.onSuccess(promise::complete).onFailure(failure -> {
       ServiceException error = ServiceException.from(failure);
-      long now = System.currentTimeMillis();
-      if (error.code() != ErrorCode.TIMEOUT && error.code() != ErrorCode.INTERNAL && now >= deadline.epochMillis()) {
+      if (error.code() != ErrorCode.TIMEOUT && error.code() != ErrorCode.INTERNAL && deadline.expired()) {
         error = deadline.timeout(upstream);
       }
       boolean last = number >= policy.maxAttempts() || !retryable.test(error) || error.code() == ErrorCode.TIMEOUT
@@ -77,7 +76,7 @@ public final class Retry {
       long wait = last ? 0 : backoffMillis(number,
           error.code() == ErrorCode.RATE_LIMIT ? error.retryAfterSeconds() : null);
       // a wait that would outlive the request ends it with what the upstream said
-      if (last || now + wait >= deadline.epochMillis()) {
+      if (last || wait >= deadline.remainingMillis()) {
         metrics.upstreamFailure(upstream, error.code());
         promise.fail(error);
         return;

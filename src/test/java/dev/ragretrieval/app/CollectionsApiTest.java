@@ -88,7 +88,7 @@ class CollectionsApiTest {
     HttpResponse<Buffer> response = retrieve(new JsonObject().put("query", "q").put("collection", "my books/2"));
     assertThat(response.statusCode()).isEqualTo(400);
     assertThat(Http.error(response).getString("code")).isEqualTo("INVALID_REQUEST");
-    assertThat(Http.error(response).getString("message")).contains(RequestParser.COLLECTION_RULE);
+    assertThat(Http.error(response).getString("message")).contains(dev.ragretrieval.search.CollectionName.RULE);
   }
 
   @Test

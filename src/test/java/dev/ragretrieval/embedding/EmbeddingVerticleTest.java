@@ -105,7 +105,7 @@ class EmbeddingVerticleTest extends EmbeddingServerFixture {
   @DisplayName("a deadline already past fails with TIMEOUT without reaching the provider")
   void pastDeadline(Vertx vertx, VertxTestContext test) {
     deployCohere(vertx, 1)
-        .compose(id -> new EmbeddingClient(vertx).embed(List.of("q"), InputType.SEARCH_QUERY, new Deadline(System.currentTimeMillis() - 1)))
+        .compose(id -> new EmbeddingClient(vertx).embed(List.of("q"), InputType.SEARCH_QUERY, Deadline.passed()))
         .onComplete(test.failing(serviceError(test, error -> {
           assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
           assertThat(server.callCount()).isZero();

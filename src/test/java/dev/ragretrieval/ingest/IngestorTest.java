@@ -76,7 +76,7 @@ class IngestorTest {
         assertThat(first.chunks()).isGreaterThan(21).isEqualTo(first.upserted());
         assertThat(first.deleted()).isZero();
       });
-      return store.collectionInfo("book").map(info -> {
+      return store.collectionInfo("book", Deadline.inMillis(30_000)).map(info -> {
         test.verify(() -> {
           assertThat(info.pointsCount()).isEqualTo(first.chunks());
           assertThat(info.vectorSize()).isEqualTo(DIM);
@@ -89,7 +89,7 @@ class IngestorTest {
         assertThat(second.deleted()).isZero();
       });
       return second;
-    })).compose(second -> store.collectionInfo("book").map(info -> {
+    })).compose(second -> store.collectionInfo("book", Deadline.inMillis(30_000)).map(info -> {
       test.verify(() -> assertThat(info.pointsCount()).isEqualTo(second.chunks()));
       return info;
     })).compose(info -> store.facet("book", "chapter", 10, Deadline.in(java.time.Duration.ofSeconds(10)))).onComplete(test.succeeding(chapters -> test.verify(() -> {
@@ -145,7 +145,7 @@ class IngestorTest {
       return ingestor.ingest(pages, options());
     }).compose(rerun -> {
       test.verify(() -> assertThat(rerun.ok()).isTrue());
-      return store.collectionInfo("book").map(info -> {
+      return store.collectionInfo("book", Deadline.inMillis(30_000)).map(info -> {
         test.verify(() -> assertThat(info.pointsCount()).isEqualTo(rerun.chunks()));
         return info;
       });
@@ -158,7 +158,7 @@ class IngestorTest {
     List<Page> pages = SampleBook.pages();
     ingestor.ingest(pages, options())
         .compose(first -> ingestor.ingest(pages.subList(0, 1), Ingestor.Options.of("book", true, KEYS)))
-        .compose(second -> store.collectionInfo("book").map(info -> {
+        .compose(second -> store.collectionInfo("book", Deadline.inMillis(30_000)).map(info -> {
           test.verify(() -> assertThat(info.pointsCount()).isEqualTo(second.chunks()));
           return info;
         }))

@@ -106,7 +106,7 @@ class SampleBookSearchTest {
       assertThat(loaded.get().pages()).isEqualTo(21);
       assertThat(loaded.get().ok()).isTrue();
     });
-    store.collectionInfo("textbook_chunks").onComplete(test.succeeding(info -> test.verify(() -> {
+    store.collectionInfo("textbook_chunks", Deadline.inMillis(30_000)).onComplete(test.succeeding(info -> test.verify(() -> {
       assertThat(info.pointsCount()).isEqualTo(loaded.get().chunks());
       assertThat(info.vectorSize()).isEqualTo(384);
       test.completeNow();

@@ -236,7 +236,7 @@ class RequestParserTest {
     assertCode(() -> parser.parse(body("{\"query\": \"q\", \"collection\": \"../etc\"}")), ErrorCode.INVALID_REQUEST, "collection");
     assertCode(() -> parser.parse(body("{\"query\": \"q\", \"collection\": 7}")), ErrorCode.INVALID_REQUEST, "collection");
     assertThatThrownBy(() -> parser.parse(body("{\"query\": \"q\", \"collection\": \"../etc\"}")))
-        .hasMessageContaining(RequestParser.COLLECTION_RULE);
+        .hasMessageContaining(dev.ragretrieval.search.CollectionName.RULE);
   }
 
   @Test

@@ -72,7 +72,7 @@ class UpstreamTest {
   @Test
   @DisplayName("a deadline already passed never starts a call: TIMEOUT naming the upstream")
   void passedDeadline(Vertx vertx) {
-    ServiceException failure = failureOf(upstream(vertx).call("search", new Deadline(System.currentTimeMillis() - 1),
+    ServiceException failure = failureOf(upstream(vertx).call("search", Deadline.passed(),
         failing()));
 
     assertThat(attempts).hasValue(0);

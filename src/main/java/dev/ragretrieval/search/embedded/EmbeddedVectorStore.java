@@ -6,6 +6,7 @@ import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.search.CollectionInfo;
+import dev.ragretrieval.search.CollectionName;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
@@ -26,10 +27,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexNotFoundException;
@@ -50,10 +51,6 @@ public final class EmbeddedVectorStore implements VectorStore {
   private static final Logger LOG = LoggerFactory.getLogger(EmbeddedVectorStore.class);
   private static final String STORE = "embedded";
   private static final String META_FILE = "collection.json";
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
-  /** {@link #NAME} in words, for error messages. */
-  public static final String NAME_RULE = "1 to 128 characters: letters, digits, '_', '.' and '-', starting with"
-      + " a letter or digit";
 
   private final Path collectionsDir;
   private final boolean readOnly;
@@ -78,12 +75,14 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   @Override
   public Future<List<ScoredPoint>> search(SearchRequest request) {
-    return run("search", () -> searchNow(request));
+    return run("search", request.deadline(), () -> searchNow(request));
   }
 
   @Override
   public Future<List<List<ScoredPoint>>> searchBatch(List<SearchRequest> requests) {
-    return run("search_batch", () -> {
+    Deadline deadline = requests.stream().map(SearchRequest::deadline).reduce(Deadline::min)
+        .orElseGet(() -> Deadline.in(ADMIN));
+    return run("search_batch", deadline, () -> {
       List<List<ScoredPoint>> results = new ArrayList<>(requests.size());
       for (SearchRequest request : requests) {
         results.add(searchNow(request));
@@ -94,12 +93,12 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   @Override
   public Future<Boolean> hybrid(String collection, Deadline deadline) {
-    return run("collection_info", () -> existing(collection).hybrid());
+    return run("collection_info", deadline, () -> existing(collection).hybrid());
   }
 
   @Override
-  public Future<CollectionInfo> collectionInfo(String collection) {
-    return run("collection_info", () -> {
+  public Future<CollectionInfo> collectionInfo(String collection, Deadline deadline) {
+    return run("collection_info", deadline, () -> {
       LuceneCollection c = existing(collection);
       return new CollectionInfo(collection, c.vectorSize(), c.count(), c.hybrid());
     });
@@ -107,7 +106,7 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   @Override
   public Future<List<CollectionInfo>> collections(Deadline deadline) {
-    return run("list_collections", () -> {
+    return run("list_collections", deadline, () -> {
       if (!Files.isDirectory(collectionsDir)) {
         return List.of();
       }
@@ -115,7 +114,7 @@ public final class EmbeddedVectorStore implements VectorStore {
       try (Stream<Path> dirs = Files.list(collectionsDir)) {
         names = dirs.filter(dir -> Files.isRegularFile(dir.resolve(META_FILE)))
             .map(dir -> dir.getFileName().toString())
-            .filter(name -> NAME.matcher(name).matches())
+            .filter(name -> CollectionName.problem(name, true).isEmpty())
             .sorted()
             .toList();
       }
@@ -141,8 +140,9 @@ public final class EmbeddedVectorStore implements VectorStore {
   public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
     return run("create_collection", () -> {
       refuseIfReadOnly();
-      if (!NAME.matcher(collection).matches()) {
-        throw new ServiceException(ErrorCode.INVALID_REQUEST, "invalid collection name '" + collection + "': " + NAME_RULE);
+      Optional<String> badName = CollectionName.problem(collection, true);
+      if (badName.isPresent()) {
+        throw new ServiceException(ErrorCode.INVALID_REQUEST, badName.get());
       }
       if (vectorSize < 1) {
         throw new ServiceException(ErrorCode.INVALID_REQUEST, "vector size must be positive");
@@ -166,7 +166,7 @@ public final class EmbeddedVectorStore implements VectorStore {
   public Future<Void> deleteCollection(String collection) {
     return run("delete_collection", () -> {
       refuseIfReadOnly();
-      if (!NAME.matcher(collection).matches()) {
+      if (CollectionName.problem(collection, true).isPresent()) {
         return null;
       }
       synchronized (this) {
@@ -207,7 +207,7 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   @Override
   public Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline) {
-    return run("facet", () -> {
+    return run("facet", deadline, () -> {
       if (deadline.expired()) {
         throw deadline.timeout("the embedded store");
       }
@@ -223,8 +223,9 @@ public final class EmbeddedVectorStore implements VectorStore {
   public Future<Void> checkWritable(String collection) {
     return run("check_writable", () -> {
       refuseIfReadOnly();
-      if (!NAME.matcher(collection).matches()) {
-        throw new ServiceException(ErrorCode.INVALID_REQUEST, "invalid collection name '" + collection + "': " + NAME_RULE);
+      Optional<String> badName = CollectionName.problem(collection, true);
+      if (badName.isPresent()) {
+        throw new ServiceException(ErrorCode.INVALID_REQUEST, badName.get());
       }
       try {
         Files.createDirectories(collectionsDir);
@@ -297,7 +298,7 @@ public final class EmbeddedVectorStore implements VectorStore {
 
   /** The open collection, opening it from disk on first use; null when it does not exist. */
   private LuceneCollection find(String collection) throws IOException {
-    if (!NAME.matcher(collection).matches()) {
+    if (CollectionName.problem(collection, true).isPresent()) {
       return null;
     }
     LuceneCollection c = open.get(collection);
@@ -356,9 +357,20 @@ public final class EmbeddedVectorStore implements VectorStore {
     }
   }
 
-  /** Lucene's failures map to contract codes here; deadline checks, metrics and INTERNAL are the seam's. */
+  /** An administrative call (writes, collection management), bounded by {@link #ADMIN}. */
   private <T> Future<T> run(String operation, Callable<T> work) {
-    return upstream.call(operation, Deadline.in(ADMIN), budget -> workers.executeBlocking(() -> {
+    return run(operation, Deadline.in(ADMIN), work);
+  }
+
+  /**
+   * Lucene's failures map to contract codes here; deadline checks, metrics and INTERNAL are the
+   * seam's. Work whose deadline passed while it waited for a worker is not started.
+   */
+  private <T> Future<T> run(String operation, Deadline deadline, Callable<T> work) {
+    return upstream.call(operation, deadline, budget -> workers.executeBlocking(() -> {
+      if (deadline.expired()) {
+        throw deadline.timeout("the embedded vector store");
+      }
       try {
         return work.call();
       } catch (ServiceException e) {

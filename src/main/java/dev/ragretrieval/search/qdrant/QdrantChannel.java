@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import io.vertx.core.Future;
@@ -66,10 +67,10 @@ final class QdrantChannel {
    * @param collection the collection the call is about, named in a COLLECTION_NOT_FOUND message
    */
   <Req, Resp> Future<Resp> call(ServiceMethod<Resp, Req> method, Req message, long budgetMillis, String collection) {
-    long callDeadline = System.currentTimeMillis() + budgetMillis;
+    Deadline callDeadline = Deadline.inMillis(budgetMillis);
     return attempt(method, message, callDeadline, collection, true)
         .recover(failure -> {
-          ServiceException error = QdrantErrors.fromTransport(failure, System.currentTimeMillis() >= callDeadline);
+          ServiceException error = QdrantErrors.fromTransport(failure, callDeadline.expired());
           if (error.code() == ErrorCode.CONNECTION_ERROR) {
             endpoints.connectionFailed();
           }
@@ -88,9 +89,9 @@ final class QdrantChannel {
    * Such a call is sent once more, on a fresh connection, within the same deadline; it does not
    * use up one of the retry policy's attempts, which are for failures Qdrant actually reported.
    */
-  private <Req, Resp> Future<Resp> attempt(ServiceMethod<Resp, Req> method, Req message, long callDeadline,
+  private <Req, Resp> Future<Resp> attempt(ServiceMethod<Resp, Req> method, Req message, Deadline callDeadline,
       String collection, boolean mayResend) {
-    long budget = callDeadline - System.currentTimeMillis();
+    long budget = callDeadline.remainingMillis();
     if (budget <= 0) {
       return Future.failedFuture(QdrantErrors.timeout());
     }

@@ -174,8 +174,7 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   @Override
-  public Future<CollectionInfo> collectionInfo(String collection) {
-    Deadline deadline = adminDeadline();
+  public Future<CollectionInfo> collectionInfo(String collection, Deadline deadline) {
     return describe(collection, "collection_info", deadline)
             .compose(info -> {
               VectorsConfig vectors = info.getConfig().getParams().getVectorsConfig();
@@ -209,7 +208,7 @@ public final class QdrantVectorStore implements VectorStore {
                   .map(CollectionDescription::getName)
                   .sorted()
                   // one deleted between the list and its info is simply no longer listed
-                  .map(name -> collectionInfo(name).recover(failure ->
+                  .map(name -> collectionInfo(name, deadline).recover(failure ->
                       failure instanceof ServiceException e && e.code() == ErrorCode.COLLECTION_NOT_FOUND
                           ? Future.succeededFuture(null) : Future.failedFuture(failure)))
                   .toList();

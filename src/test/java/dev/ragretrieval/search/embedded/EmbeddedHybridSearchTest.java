@@ -86,7 +86,7 @@ class EmbeddedHybridSearchTest {
     store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
     await(store.createCollection("book", DIM, List.of("chapter")).compose(v -> store.upsert("book", points)));
 
-    assertThat(await(store.collectionInfo("book")).hybrid()).isTrue();
+    assertThat(await(store.collectionInfo("book", Deadline.inMillis(30_000))).hybrid()).isTrue();
     List<ScoredPoint> dense = await(store.search(request(SearchMode.DENSE, 5, 0f, Map.of())));
     List<ScoredPoint> hybrid = await(store.search(request(SearchMode.HYBRID, 5, 0f, Map.of())));
 
@@ -116,14 +116,14 @@ class EmbeddedHybridSearchTest {
     writeOldStore(dataDir.resolve("collections").resolve("book"));
     store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
 
-    assertThat(await(store.collectionInfo("book")).hybrid()).isFalse();
-    assertThat(await(store.collectionInfo("book")).pointsCount()).isEqualTo(points.size());
+    assertThat(await(store.collectionInfo("book", Deadline.inMillis(30_000))).hybrid()).isFalse();
+    assertThat(await(store.collectionInfo("book", Deadline.inMillis(30_000))).pointsCount()).isEqualTo(points.size());
     List<ScoredPoint> asked = await(store.search(request(SearchMode.HYBRID, 5, 0f, Map.of())));
     List<ScoredPoint> dense = await(store.search(request(SearchMode.DENSE, 5, 0f, Map.of())));
     assertThat(asked).isEqualTo(dense);
 
     await(store.upsert("book", points)); // a re-ingest rewrites every point
-    assertThat(await(store.collectionInfo("book")).hybrid()).isTrue();
+    assertThat(await(store.collectionInfo("book", Deadline.inMillis(30_000))).hybrid()).isTrue();
     assertThat(await(store.search(request(SearchMode.HYBRID, 5, 0f, Map.of()))).get(0).id()).isEqualTo("brin");
   }
 

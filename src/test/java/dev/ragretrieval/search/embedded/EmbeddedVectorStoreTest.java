@@ -127,7 +127,7 @@ class EmbeddedVectorStoreTest {
             assertThat(ids(hits)).containsExactly("a");
             assertThat(hits.get(0).payload()).isEqualTo(payload);
           });
-          return store.collectionInfo(C);
+          return store.collectionInfo(C, Deadline.inMillis(30_000));
         })
         .onComplete(test.succeeding(info -> test.verify(() -> {
           assertThat(info.pointsCount()).isEqualTo(5);
@@ -141,7 +141,7 @@ class EmbeddedVectorStoreTest {
   void missingCollection(VertxTestContext test) {
     SearchRequest request = new SearchRequest("nope", new float[] {1, 0, 0}, 3, 0f, Map.of(),
         Deadline.in(java.time.Duration.ofMillis(10_000)));
-    List<Future<?>> calls = List.of(store.search(request), store.collectionInfo("nope"),
+    List<Future<?>> calls = List.of(store.search(request), store.collectionInfo("nope", Deadline.inMillis(30_000)),
         store.upsert("nope", List.of()), store.facet("nope", "chapter", 10, Deadline.in(java.time.Duration.ofSeconds(10))),
         store.deleteStale("nope", "u", List.of()), store.searchBatch(List.of(request)));
     Future.join(calls).onComplete(done -> test.verify(() -> {
@@ -222,7 +222,7 @@ class EmbeddedVectorStoreTest {
     store.close()
         .compose(v -> {
           store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
-          return store.collectionInfo(C);
+          return store.collectionInfo(C, Deadline.inMillis(30_000));
         })
         .compose(info -> {
           test.verify(() -> assertThat(info.pointsCount()).isEqualTo(5));
@@ -232,7 +232,7 @@ class EmbeddedVectorStoreTest {
           test.verify(() -> assertThat(ids(hits)).containsExactly("d"));
           return store.deleteCollection(C).compose(v -> store.deleteCollection(C));
         })
-        .compose(v -> store.collectionInfo(C))
+        .compose(v -> store.collectionInfo(C, Deadline.inMillis(30_000)))
         .onComplete(test.failing(err -> test.verify(() -> {
           assertThat(((ServiceException) err).code()).isEqualTo(ErrorCode.COLLECTION_NOT_FOUND);
           test.completeNow();
@@ -257,12 +257,12 @@ class EmbeddedVectorStoreTest {
   @DisplayName("a read-only store sees what a writer commits later, and refuses to write")
   void readOnlySeesCommitsAndRefusesWrites(Vertx vertx, VertxTestContext test) {
     EmbeddedVectorStore reader = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached(), true);
-    reader.collectionInfo(C)
+    reader.collectionInfo(C, Deadline.inMillis(30_000))
         .compose(before -> {
           test.verify(() -> assertThat(before.pointsCount()).isEqualTo(5));
           return store.upsert(C, List.of(point("f", new float[] {0, 0, 1}, "ch4", "New", 5)));
         })
-        .compose(v -> reader.collectionInfo(C))
+        .compose(v -> reader.collectionInfo(C, Deadline.inMillis(30_000)))
         .compose(after -> {
           test.verify(() -> assertThat(after.pointsCount()).isEqualTo(6));
           return reader.upsert(C, List.of(point("g", new float[] {0, 0, 1}, "ch4", "New", 6)));
@@ -310,7 +310,7 @@ class EmbeddedVectorStoreTest {
         .compose(v -> store.deleteMissing(C, "S", List.of("x/1")))
         .compose(removed -> {
           test.verify(() -> assertThat(removed).containsExactly(new FacetCount("x/2", 2)));
-          return store.collectionInfo(C);
+          return store.collectionInfo(C, Deadline.inMillis(30_000));
         })
         .onComplete(test.succeeding(info -> test.verify(() -> {
           assertThat(info.pointsCount()).isEqualTo(6); // the 5 seeded points have no ingest_source

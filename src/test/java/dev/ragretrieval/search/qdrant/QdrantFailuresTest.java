@@ -74,7 +74,7 @@ class QdrantFailuresTest {
   void onlyOutagesOpenTheCircuit(Vertx vertx) {
     QdrantTestServer qdrant = server(vertx, null);
     QdrantVectorStore store = store(vertx, qdrant, null, 1);
-    await(store.collectionInfo("docs"));
+    await(store.collectionInfo("docs", Deadline.inMillis(30_000)));
     qdrant.failNext(4, GrpcStatus.INVALID_ARGUMENT, null);
     qdrant.failNext(4, GrpcStatus.UNAUTHENTICATED, null);
     for (int i = 0; i < 8; i++) {
@@ -99,7 +99,7 @@ class QdrantFailuresTest {
   void rateLimitRetried(Vertx vertx) {
     QdrantTestServer qdrant = server(vertx, null);
     QdrantVectorStore store = store(vertx, qdrant, null, 3);
-    await(store.collectionInfo("docs"));
+    await(store.collectionInfo("docs", Deadline.inMillis(30_000)));
     qdrant.failNext(1, GrpcStatus.RESOURCE_EXHAUSTED, "1");
 
     List<ScoredPoint> hits = await(store.search(search(1.0f)));
@@ -113,7 +113,7 @@ class QdrantFailuresTest {
   void rateLimitSurfaces(Vertx vertx) {
     QdrantTestServer qdrant = server(vertx, null);
     QdrantVectorStore store = store(vertx, qdrant, null, 1);
-    await(store.collectionInfo("docs"));
+    await(store.collectionInfo("docs", Deadline.inMillis(30_000)));
     qdrant.failNext(1, GrpcStatus.RESOURCE_EXHAUSTED, "7");
 
     ServiceException error = failure(store.search(search(1.0f)));
@@ -127,7 +127,7 @@ class QdrantFailuresTest {
   void unavailableRetried(Vertx vertx) {
     QdrantTestServer qdrant = server(vertx, null);
     QdrantVectorStore store = store(vertx, qdrant, null, 3);
-    await(store.collectionInfo("docs"));
+    await(store.collectionInfo("docs", Deadline.inMillis(30_000)));
     qdrant.failNext(2, GrpcStatus.UNAVAILABLE, null);
 
     assertThat(await(store.search(search(1.0f)))).hasSize(1);
@@ -216,7 +216,7 @@ class QdrantFailuresTest {
   void slowServerTimesOut(Vertx vertx) {
     QdrantTestServer qdrant = server(vertx, null);
     QdrantVectorStore store = store(vertx, qdrant, null, 3);
-    await(store.collectionInfo("docs"));
+    await(store.collectionInfo("docs", Deadline.inMillis(30_000)));
     qdrant.delay(Duration.ofSeconds(2));
 
     ServiceException error = failure(store.search(
@@ -233,7 +233,7 @@ class QdrantFailuresTest {
     QdrantVectorStore store = store(vertx, qdrant, null, 3);
 
     ServiceException error = failure(store.search(
-        new SearchRequest("docs", new float[] {1, 0}, 1, 0f, Map.of(), new Deadline(System.currentTimeMillis() - 1))));
+        new SearchRequest("docs", new float[] {1, 0}, 1, 0f, Map.of(), Deadline.passed())));
 
     assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
     assertThat(qdrant.callCount("Query")).isZero();

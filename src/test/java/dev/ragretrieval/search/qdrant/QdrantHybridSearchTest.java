@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.upstream.Deadline;
 import static dev.ragretrieval.embedding.Vectors.cosine;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.await;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.config;
@@ -84,7 +85,7 @@ class QdrantHybridSearchTest {
   @DisplayName("a created collection has the sparse vector bm25 with the IDF modifier and says it is hybrid")
   void createsSparseVector() {
     assertThat(qdrant.sparseVectorConfig("docs")).containsExactly(Map.entry("bm25", Modifier.Idf));
-    assertThat(await(store.collectionInfo("docs")).hybrid()).isTrue();
+    assertThat(await(store.collectionInfo("docs", Deadline.inMillis(30_000))).hybrid()).isTrue();
     assertThat(await(store.hybrid("docs", in(Duration.ofSeconds(5))))).isTrue();
   }
 
@@ -150,7 +151,7 @@ class QdrantHybridSearchTest {
     vectors.forEach((id, v) -> qdrant.upsert("old", id, v, new JsonObject().put("text", "t")));
 
     assertThat(await(store.hybrid("old", in(Duration.ofSeconds(5))))).isFalse();
-    assertThat(await(store.collectionInfo("old")).hybrid()).isFalse();
+    assertThat(await(store.collectionInfo("old", Deadline.inMillis(30_000))).hybrid()).isFalse();
     List<ScoredPoint> hits = await(store.search(new SearchRequest("old", QUERY_VECTOR, 3, 0f, Map.of(),
         in(Duration.ofSeconds(5)), QUERY, SearchMode.HYBRID)));
 

@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.upstream.Deadline;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.await;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.failure;
 import static dev.ragretrieval.search.qdrant.QdrantTestSupport.in;
@@ -68,7 +69,7 @@ class QdrantTlsTest {
 
     assertThat(await(store.search(search()))).extracting(ScoredPoint::payload)
         .containsExactly(new JsonObject().put("text", "one"));
-    assertThat(await(store.collectionInfo("docs"))).isEqualTo(new CollectionInfo("docs", 2, 1, false));
+    assertThat(await(store.collectionInfo("docs", Deadline.inMillis(30_000)))).isEqualTo(new CollectionInfo("docs", 2, 1, false));
     assertThat(qdrant.lastApiKey()).isEqualTo(KEY);
     assertThat(qdrant.callCount("Query")).isEqualTo(1);
   }

@@ -188,7 +188,7 @@ class QdrantVectorStoreTest {
       Map<String, List<Object>> filter = i == 2 ? Map.of("chapter", List.of("module-3-perception")) : Map.of();
       requests.add(request(randomVector(random, DIM), 3 + i, -1f, filter));
     }
-    await(store.collectionInfo("docs")); // learn the vector name first, so only the batch call is counted
+    await(store.collectionInfo("docs", Deadline.inMillis(30_000))); // learn the vector name first, so only the batch call is counted
 
     List<List<ScoredPoint>> answers = await(store.searchBatch(requests));
 
@@ -227,7 +227,7 @@ class QdrantVectorStoreTest {
   void missingCollection() {
     ServiceException searchError = failure(store.search(
         new SearchRequest("nope", randomVector(random, DIM), 3, 0f, Map.of(), in(Duration.ofSeconds(5)))));
-    ServiceException infoError = failure(store.collectionInfo("nope"));
+    ServiceException infoError = failure(store.collectionInfo("nope", Deadline.inMillis(30_000)));
 
     assertThat(searchError.code()).isEqualTo(ErrorCode.COLLECTION_NOT_FOUND);
     assertThat(searchError.getMessage()).contains("nope");
@@ -246,7 +246,7 @@ class QdrantVectorStoreTest {
   @Test
   @DisplayName("collection info reports the vector size and the number of points")
   void collectionInfo() {
-    CollectionInfo info = await(store.collectionInfo("docs"));
+    CollectionInfo info = await(store.collectionInfo("docs", Deadline.inMillis(30_000)));
 
     assertThat(info).isEqualTo(new CollectionInfo("docs", DIM, 120, false));
   }
@@ -258,7 +258,7 @@ class QdrantVectorStoreTest {
     float[] near = {1, 0, 0, 0};
     qdrant.upsert("named", UUID.randomUUID().toString(), new float[] {0, 1, 0, 0}, new JsonObject().put("text", "far"));
 
-    CollectionInfo info = await(store.collectionInfo("named"));
+    CollectionInfo info = await(store.collectionInfo("named", Deadline.inMillis(30_000)));
     String id = UUID.randomUUID().toString();
     await(store.upsert("named", List.of(new Point(id, near, new JsonObject().put("text", "near")))));
     List<ScoredPoint> hits = await(store.search(
@@ -274,7 +274,7 @@ class QdrantVectorStoreTest {
     await(store.createCollection("fresh", 4, List.of("chapter", "source_url")));
 
     assertThat(qdrant.collectionExists("fresh")).isTrue();
-    assertThat(await(store.collectionInfo("fresh"))).isEqualTo(new CollectionInfo("fresh", 4, 0, true));
+    assertThat(await(store.collectionInfo("fresh", Deadline.inMillis(30_000)))).isEqualTo(new CollectionInfo("fresh", 4, 0, true));
     assertThat(qdrant.payloadIndexes("fresh")).containsOnlyKeys("chapter", "source_url")
         .allSatisfy((key, type) -> assertThat(type).isEqualTo(io.qdrant.client.grpc.Points.FieldType.FieldTypeKeyword));
   }
@@ -286,7 +286,7 @@ class QdrantVectorStoreTest {
     await(store.deleteCollection("never-was"));
 
     assertThat(qdrant.collectionExists("docs")).isFalse();
-    assertThat(failure(store.collectionInfo("docs")).code()).isEqualTo(ErrorCode.COLLECTION_NOT_FOUND);
+    assertThat(failure(store.collectionInfo("docs", Deadline.inMillis(30_000))).code()).isEqualTo(ErrorCode.COLLECTION_NOT_FOUND);
   }
 
   @Test
