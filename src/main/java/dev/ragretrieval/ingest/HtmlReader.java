@@ -121,11 +121,11 @@ public final class HtmlReader {
 
   /**
    * Sphinx themes that mark no main content still put the page body in docutils sections
-   * ({@code <section>}, or {@code <div class="section">} before docutils 0.17): the element
+   * ({@code <section id>}, or {@code <div class="section" id>} before docutils 0.17): the element
    * holding the top section with the page's h1 is the body, without header, sidebars or footer.
    */
   private static Element docutilsBody(Document doc) {
-    Element h1 = doc.selectFirst("section > h1, div.section > h1");
+    Element h1 = doc.selectFirst("section[id] > h1, div.section[id] > h1");
     return h1 == null || h1.parent() == null ? null : h1.parent().parent();
   }
 
