@@ -8,10 +8,12 @@ import dev.ragretrieval.eval.EvalReport;
 import dev.ragretrieval.eval.Evaluator;
 import dev.ragretrieval.eval.HttpRetriever;
 import dev.ragretrieval.eval.InProcessRetriever;
+import dev.ragretrieval.eval.ModeComparison;
 import dev.ragretrieval.eval.Retriever;
 import dev.ragretrieval.eval.TestResult;
 import dev.ragretrieval.ingest.SampleBook;
 import dev.ragretrieval.retrieval.RetrievalService;
+import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +22,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -45,7 +49,8 @@ import picocli.CommandLine.Spec;
         + " \"success_criteria\"}; the older {\"query\", \"expected\"} too) from a JSON array or JSONL file,"
         + " and report hit@1, hit@k, MRR and nDCG@k per test and per category.",
         "<file> may be 'sample-book', the bundled questions about the sample book.",
-        "Exit 1 when hit@k is below --min-accuracy or a test misses its own success_criteria."})
+        "--search-mode dense,hybrid runs the tests once per mode and prints the modes side by side.",
+        "Exit 1 when hit@k is below --min-accuracy or a test misses its own success_criteria (in any mode)."})
 public final class EvalCommand implements Callable<Integer> {
 
   /** Eval sets shipped in the jar, by short name. */
@@ -66,9 +71,10 @@ public final class EvalCommand implements Callable<Integer> {
       description = "collection to evaluate (default: QDRANT_COLLECTION); need not be in QDRANT_COLLECTIONS")
   String collection;
 
-  @Option(names = "--search-mode", paramLabel = "MODE",
-      description = "dense or hybrid, sent as the request's search_mode (default: the service's choice)")
-  String searchMode;
+  @Option(names = "--search-mode", paramLabel = "MODE[,MODE]", split = ",",
+      description = "dense, hybrid, or a comma list (dense,hybrid) to run each and compare them;"
+          + " sent as the request's search_mode (default: the service's choice)")
+  List<String> searchModes;
 
   @Mixin
   ServerOptions server;
@@ -89,11 +95,21 @@ public final class EvalCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     checkOptions();
     List<EvalCase> tests = EvalCase.parse(read(file));
-    Evaluator.Options options = new Evaluator.Options(topK, collection, searchMode);
-    EvalReport report = server.remote()
-        ? server.ask(cli, client -> new Evaluator(new HttpRetriever(client, 32), options).run(tests), RUN_LIMIT)
-        : inProcess(tests, options);
-    return finish(report);
+    List<String> modes = modes();
+    Evaluator.Options options = new Evaluator.Options(topK, collection, null);
+    Duration limit = RUN_LIMIT.multipliedBy(modes.size());
+    ModeComparison runs = server.remote()
+        ? server.ask(cli, client -> ModeComparison.run(new HttpRetriever(client, 32), options, modes, tests), limit)
+        : inProcess(tests, options, modes, limit);
+    return finish(runs);
+  }
+
+  /** The modes to run, in the order given, each once; one null entry = the service's choice. */
+  private List<String> modes() {
+    if (searchModes == null || searchModes.isEmpty()) {
+      return Collections.singletonList(null);
+    }
+    return List.copyOf(new LinkedHashSet<>(searchModes.stream().map(String::strip).toList()));
   }
 
   private void checkOptions() {
@@ -103,8 +119,9 @@ public final class EvalCommand implements Callable<Integer> {
     if (topK < 1 || topK > 100) {
       throw usage("--top-k must be within 1..100");
     }
-    if (searchMode != null && !SEARCH_MODES.contains(searchMode)) {
-      throw usage("--search-mode must be dense or hybrid");
+    if (searchModes != null && (searchModes.isEmpty()
+        || !searchModes.stream().map(String::strip).allMatch(SEARCH_MODES::contains))) {
+      throw usage("--search-mode must be dense, hybrid, or a comma list of them (dense,hybrid)");
     }
     if (collection != null && !CollectionName.isValid(collection)) {
       throw usage("--collection must be a collection name: " + CollectionName.RULE);
@@ -134,7 +151,8 @@ public final class EvalCommand implements Callable<Integer> {
     }
   }
 
-  private EvalReport inProcess(List<EvalCase> tests, Evaluator.Options options) {
+  private ModeComparison inProcess(List<EvalCase> tests, Evaluator.Options options, List<String> modes,
+      Duration limit) {
     try (Services services = Services.start(withCollection(cli), false)) {
       String defaultCollection = services.config.qdrant().collection();
       // the sample book belongs to the default collection: load it only when that is the one evaluated
@@ -146,7 +164,7 @@ public final class EvalCommand implements Callable<Integer> {
       RetrievalService service = new RetrievalService(services.embeddings(), services.store(), services.config);
       long timeout = Math.max(services.config.http().requestTimeout().toMillis(), Duration.ofMinutes(2).toMillis());
       Retriever retriever = new InProcessRetriever(service, services.config.retrieval().maxBatchQueries(), timeout);
-      return Services.await(new Evaluator(retriever, options).run(tests), RUN_LIMIT);
+      return Services.await(ModeComparison.run(retriever, options, modes, tests), limit);
     }
   }
 
@@ -161,33 +179,50 @@ public final class EvalCommand implements Callable<Integer> {
     return new CliEnvironment(env, base.out(), base.err(), base.terminal(), base.serving());
   }
 
-  private int finish(EvalReport report) throws IOException {
-    if (report.results().stream().allMatch(r -> r.error() != null)) {
-      // nothing was answered (no such collection, ...): that is the failure, not a score of 0
-      TestResult first = report.results().get(0);
-      throw new ServiceException(ErrorCode.fromWire(first.error().getString("code")),
-          first.error().getString("message", "every test failed"));
+  private int finish(ModeComparison runs) throws IOException {
+    List<EvalReport> reports = runs.reports();
+    boolean several = reports.size() > 1;
+    for (EvalReport report : reports) {
+      if (report.results().stream().allMatch(r -> r.error() != null)) {
+        // nothing was answered (no such collection, ...): that is the failure, not a score of 0
+        JsonObject first = report.results().get(0).error();
+        throw new ServiceException(ErrorCode.fromWire(first.getString("code")),
+            (several ? ModeComparison.label(report) + ": " : "") + first.getString("message", "every test failed"));
+      }
     }
-    cli.out().println(report.header());
-    report.lines().forEach(cli.out()::println);
-    cli.out().println();
-    report.table().forEach(cli.out()::println);
-    cli.out().println();
-    cli.out().println(report.summary());
+    if (several) {
+      cli.out().println(runs.header());
+      runs.lines().forEach(cli.out()::println);
+      cli.out().println();
+      runs.table().forEach(cli.out()::println);
+      cli.out().println();
+      runs.summaries().forEach(cli.out()::println);
+    } else {
+      EvalReport report = reports.get(0);
+      cli.out().println(report.header());
+      report.lines().forEach(cli.out()::println);
+      cli.out().println();
+      report.table().forEach(cli.out()::println);
+      cli.out().println();
+      cli.out().println(report.summary());
+    }
     if (output != null) {
-      Files.writeString(output, report.toJson().encodePrettily() + "\n");
+      Files.writeString(output, (several ? runs.toJson() : reports.get(0).toJson()).encodePrettily() + "\n");
       cli.err().println("report written to " + output);
     }
     List<String> reasons = new ArrayList<>();
-    if (report.accuracy() < minAccuracy) {
-      reasons.add(String.format(Locale.ROOT, "accuracy (hit@%d) %.3f is below --min-accuracy %.3f", topK,
-          report.accuracy(), minAccuracy));
-    }
-    List<TestResult> below = report.belowCriteria();
-    if (!below.isEmpty()) {
-      reasons.add(below.size() + " test(s) below their success_criteria or failed: "
-          + below.stream().map(r -> r.test().testId()).limit(10).collect(Collectors.joining(", "))
-          + (below.size() > 10 ? ", ..." : ""));
+    for (EvalReport report : reports) {
+      String mode = several ? " in " + ModeComparison.label(report) : "";
+      if (report.accuracy() < minAccuracy) {
+        reasons.add(String.format(Locale.ROOT, "accuracy (hit@%d) %.3f%s is below --min-accuracy %.3f", topK,
+            report.accuracy(), mode, minAccuracy));
+      }
+      List<TestResult> below = report.belowCriteria();
+      if (!below.isEmpty()) {
+        reasons.add(below.size() + " test(s) below their success_criteria or failed" + mode + ": "
+            + below.stream().map(r -> r.test().testId()).limit(10).collect(Collectors.joining(", "))
+            + (below.size() > 10 ? ", ..." : ""));
+      }
     }
     if (!reasons.isEmpty()) {
       cli.err().println("error: " + String.join("; ", reasons));

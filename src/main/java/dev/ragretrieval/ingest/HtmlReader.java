@@ -15,13 +15,16 @@ import org.jsoup.select.NodeVisitor;
 
 /**
  * Reads one HTML page of a documentation site into a {@link Page}: only the article content,
- * never the navbar, sidebar, header, footer, breadcrumbs or table of contents. Docusaurus, Sphinx
- * and MkDocs mark their content ({@code article}, {@code [role=main]}); DocBook pages (the
- * PostgreSQL manual) do not, so their navheader/navfooter tables and TOCs are dropped from the
- * body. The page title is the h1, or (DocBook) the first heading when it repeats the
- * {@code <title>}; h2/h3 start sections, except inside a note/tip/warning box, which stays in
- * the section it sits in. A section made (almost) only of links is navigation and is dropped.
- * The chapter is the URL path segment after /docs/.
+ * never the navbar, sidebar, header, footer, breadcrumbs or table of contents. Docusaurus, MkDocs
+ * and most Sphinx themes mark their content ({@code article}, {@code [role=main]}); Sphinx themes
+ * that mark nothing (Django's) still wrap the body in docutils sections, so the content is what
+ * holds the section with the h1; DocBook pages (the PostgreSQL manual) mark nothing either, so
+ * their navheader/navfooter tables and TOCs are dropped from the body. The page title is the
+ * content's h1, or (DocBook) its first heading when it repeats the {@code <title>}, else the
+ * {@code <title>} without its site suffix ("Page — Project documentation"); a heading that only
+ * repeats the site's name is a site header, never the title. h2/h3 start sections, except inside
+ * a note/tip/warning box, which stays in the section it sits in. A section made (almost) only of
+ * links is navigation and is dropped. The chapter is the URL path segment after /docs/.
  */
 public final class HtmlReader {
 
@@ -34,8 +37,11 @@ public final class HtmlReader {
       + ".theme-doc-footer, .theme-edit-this-page, .theme-last-updated, .hash-link, "
       // DocBook (navigation tables above and below each page, chapter tables of contents)
       + ".navheader, .navfooter, div.toc, dl.toc, .list-of-tables, .list-of-figures, .list-of-examples, "
-      // Sphinx, MkDocs (mkdocs and material themes)
-      + ".related, .sphinxsidebar, .headerlink, .toctree-wrapper, .footer, .modal, "
+      // Sphinx: basic/classic/alabaster/Python docs, Read the Docs, PyData/Furo; MkDocs (mkdocs, material)
+      + ".related, .sphinxsidebar, .headerlink, .toctree-wrapper, .footer, .modal, #searchbox, .searchformwrapper, "
+      + ".mobile-nav, .menu-wrapper, .topnav, .relnav, .rellinks, #global-nav, .wy-breadcrumbs, "
+      + ".rst-footer-buttons, .prev-next-area, .related-pages, .content-icon-container, .back-to-top, "
+      + ".bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer-article, "
       + ".md-header, .md-footer, .md-sidebar, .md-source-file";
   /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus. */
   private static final String ADMONITION = "div.note, div.tip, div.warning, div.caution, div.important, "
@@ -43,6 +49,8 @@ public final class HtmlReader {
   private static final Set<String> BLOCKS = Set.of("p", "div", "section", "li", "ul", "ol", "pre",
       "table", "tr", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "br", "hr", "details",
       "summary", "figure");
+  /** Between a page's title and the site's name in {@code <title>}: em dash (Sphinx), en dash, bar. */
+  private static final List<String> TITLE_SEPARATORS = List.of(" \u2014 ", " \u2013 ", " | ");
   /** A section whose text is at least this share link text is navigation (a list of pages). */
   private static final double LINK_SHARE = 0.7;
 
@@ -57,15 +65,24 @@ public final class HtmlReader {
     }
     Element content = doc.selectFirst(CONTENT);
     if (content == null) {
+      content = docutilsBody(doc);
+    }
+    if (content == null) {
       content = doc.body();
     }
     content = content.clone();
     content.select(NOISE).remove();
     // a page header outside the content is navigation; Docusaurus keeps its h1 in a header inside it
     content.select("header").stream().filter(h -> h.selectFirst("h1") == null).forEach(Element::remove);
+    String[] titleParts = splitTitle(doc.title());
+    String siteName = titleParts[1];
+    if (siteName != null) {
+      // a heading that only names the site ("<Project> documentation") is the site's header
+      content.select("h1, h2").stream().filter(h -> sameLabel(h.text(), siteName)).forEach(Element::remove);
+    }
 
-    Element titleHeading = titleHeading(content, doc.title().strip());
-    String title = titleHeading != null ? titleHeading.text().strip() : doc.title().strip();
+    Element titleHeading = titleHeading(content, titleParts[0]);
+    String title = titleHeading != null ? titleHeading.text().strip() : titleParts[0];
     if (titleHeading != null) {
       titleHeading.remove();
     }
@@ -77,6 +94,39 @@ public final class HtmlReader {
     String documentId = path.replaceAll("^/+|/+$", "");
     return new Page(sourceUrl, documentId.isEmpty() ? sourceUrl : documentId, title.isEmpty() ? null : title,
         chapterOf(path), chapterLabel, "html", collector.sections);
+  }
+
+  /**
+   * The {@code <title>} as [page title, site name]: Sphinx writes "Page — Project 1.0 documentation",
+   * other generators "Page | Site"; the last separator splits them (a page title may hold a dash
+   * itself: "secrets — Generate secure random numbers — Python 3.11 documentation"). No separator:
+   * [title, null].
+   */
+  static String[] splitTitle(String documentTitle) {
+    String title = documentTitle.replaceAll("\\s+", " ").strip();
+    int cut = -1;
+    int length = 0;
+    for (String separator : TITLE_SEPARATORS) {
+      int at = title.lastIndexOf(separator);
+      if (at > cut) {
+        cut = at;
+        length = separator.length();
+      }
+    }
+    if (cut <= 0 || cut + length >= title.length()) {
+      return new String[] {title, null};
+    }
+    return new String[] {title.substring(0, cut).strip(), title.substring(cut + length).strip()};
+  }
+
+  /**
+   * Sphinx themes that mark no main content still put the page body in docutils sections
+   * ({@code <section id>}, or {@code <div class="section" id>} before docutils 0.17): the element
+   * holding the top section with the page's h1 is the body, without header, sidebars or footer.
+   */
+  private static Element docutilsBody(Document doc) {
+    Element h1 = doc.selectFirst("section[id] > h1, div.section[id] > h1");
+    return h1 == null || h1.parent() == null ? null : h1.parent().parent();
   }
 
   /** The URL without fragment or query: the page's identity. */
@@ -194,6 +244,9 @@ public final class HtmlReader {
             if (Character.isWhitespace(words.charAt(words.length() - 1))) {
               text.append(' ');
             }
+          } else if (!words.isEmpty() && text.length() > 0
+              && !Character.isWhitespace(text.charAt(text.length() - 1))) {
+            text.append(' '); // the space between two inline elements ("<code>a</code> <code>b</code>")
           }
         }
       }

@@ -83,6 +83,29 @@ class EvalOverHttpTest {
   }
 
   @Test
+  @DisplayName("eval --url --search-mode dense,hybrid asks the server once per mode and reports each")
+  void severalModesOverHttp() throws Exception {
+    Path report = work.resolve("modes.json");
+    Run r = run(Map.of("RAG_API_KEY", KEY), "eval", tests().toString(), "--url", url(), "--search-mode", "dense,hybrid",
+        "--output", report.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonObject modes = new JsonObject(Files.readString(report)).getJsonObject("modes");
+    assertThat(modes.fieldNames()).containsExactly("dense", "hybrid");
+    assertThat(modes.getJsonObject("dense").getString("search_mode_used")).isEqualTo("dense");
+    // a collection without a keyword index answers hybrid requests with dense, and the header says so
+    String hybridUsed = modes.getJsonObject("hybrid").getString("search_mode_used");
+    assertThat(r.out()).contains("3 tests against " + url(), "| **all** | 3 |", hybridUsed.equals("hybrid")
+        ? "search modes: dense, hybrid" : "search modes: dense, hybrid (service used " + hybridUsed + ")");
+    for (String mode : modes.fieldNames()) {
+      JsonObject one = modes.getJsonObject(mode);
+      assertThat(one.getString("target")).isEqualTo(url());
+      assertThat(one.getString("search_mode_requested")).isEqualTo(mode);
+      assertThat(one.getJsonObject("overall").getInteger("tests")).isEqualTo(3);
+      assertThat(one.getJsonArray("tests").getJsonObject(2).getBoolean("hit_at_k")).isFalse();
+    }
+  }
+
+  @Test
   @DisplayName("eval --url without the key, or against nothing listening, exits 1 with one line and no secret")
   void refused() throws Exception {
     Run noKey = run(Map.of(), "eval", tests().toString(), "--url", url());

@@ -305,4 +305,49 @@ class MainTest {
     assertThat(missing.code()).isEqualTo(1);
     assertThat(missing.err().strip()).contains("no such file");
   }
+
+  @Test
+  @DisplayName("eval --search-mode dense,hybrid runs each mode on the same tests, side by side, each scored as"
+      + " a run of that mode alone; the JSON report holds each mode")
+  void evalSeveralModes() throws Exception {
+    Path report = work.resolve("modes.json");
+    Run both = run("eval", "sample-book", "--top-k", "3", "--search-mode", "dense,hybrid", "--output", report.toString());
+    assertThat(both.code()).as(both.err()).isZero();
+    assertThat(both.out()).contains("58 tests against in-process", "search modes: dense, hybrid",
+        "| category | tests | hit@1 dense | hit@1 hybrid | hit@3 dense | hit@3 hybrid | MRR@3 dense | MRR@3 hybrid |");
+    JsonObject json = new JsonObject(Files.readString(report));
+    assertThat(json.getJsonArray("search_modes").getList()).containsExactly("dense", "hybrid");
+    for (String mode : new String[] {"dense", "hybrid"}) {
+      JsonObject inBoth = json.getJsonObject("modes").getJsonObject(mode);
+      assertThat(inBoth.getString("search_mode_used")).isEqualTo(mode);
+      Path alone = work.resolve(mode + ".json");
+      Run single = run("eval", "sample-book", "--top-k", "3", "--search-mode", mode, "--output", alone.toString());
+      assertThat(single.code()).as(single.err()).isZero();
+      JsonObject aloneJson = new JsonObject(Files.readString(alone));
+      assertThat(inBoth.getJsonObject("overall")).isEqualTo(aloneJson.getJsonObject("overall"));
+      assertThat(inBoth.getJsonObject("categories")).isEqualTo(aloneJson.getJsonObject("categories"));
+      String summary = single.out().lines().filter(l -> l.startsWith("hit@3: ")).findFirst().orElseThrow();
+      assertThat(both.out()).contains(mode + ": ").contains(summary);
+    }
+  }
+
+  @Test
+  @DisplayName("eval with several modes fails when any mode is below --min-accuracy, naming each such mode;"
+      + " an unknown mode in the list is a usage error")
+  void evalSeveralModesExitStatus() throws Exception {
+    Path tests = work.resolve("two.jsonl");
+    Files.writeString(tests, """
+        {"test_id": "dr", "query_text": "What is domain randomization?", "expected_results": "Domain Randomization"}
+        {"test_id": "none", "query_text": "How long do I boil an egg?", "expected_results": "Cooking"}
+        """);
+    Run r = run("eval", tests.toString(), "--search-mode", "hybrid,dense", "--min-accuracy", "0.9");
+    assertThat(r.code()).isEqualTo(1);
+    String error = r.err().lines().filter(l -> l.startsWith("error: ")).findFirst().orElseThrow();
+    assertThat(error).contains(" in hybrid is below --min-accuracy 0.900", " in dense is below --min-accuracy 0.900");
+    assertThat(r.out()).contains("search modes: hybrid, dense").containsPattern("hybrid \\S+ +dense \\S+ +\\S+ +none ");
+
+    Run bad = run("eval", tests.toString(), "--search-mode", "dense,sparse");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err().strip()).startsWith("error: ").contains("--search-mode").doesNotContain("\n");
+  }
 }
