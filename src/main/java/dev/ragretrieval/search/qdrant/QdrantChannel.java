@@ -83,7 +83,7 @@ final class QdrantChannel {
         .recover(failure -> {
           ServiceException error = failed(server, method, failure, callDeadline);
           // one node down or unavailable: every call here may be sent again, so another node gets it
-          SocketAddress other = error.code() == ErrorCode.CONNECTION_ERROR && !callDeadline.expired()
+          SocketAddress other = error.code() == ErrorCode.CONNECTION_ERROR && error.retryable() && !callDeadline.expired()
               ? endpoints.other(server) : null;
           if (other == null) {
             return Future.failedFuture(error);

@@ -200,6 +200,48 @@ class RealQdrantClusterTest {
     assertThat(countExact()).isEqualTo(2L * bookChunks);
   }
 
+  @Test
+  @Order(4)
+  @DisplayName("with replication factor 1, a node down is a 503 that names the collection and the cause, and other collections still answer")
+  void replicationFactorOne() throws Exception {
+    AppConfig.Qdrant q = config.qdrant();
+    AppConfig.Qdrant fragileConfig = new AppConfig.Qdrant(q.host(), q.grpcPort(), q.apiKey(), q.tls(), q.caCert(),
+        q.collection(), q.collections(), q.timeout(), q.maxAttempts(), q.circuit(),
+        new AppConfig.Layout(java.util.OptionalInt.of(3), java.util.OptionalInt.of(1), java.util.OptionalInt.empty(),
+            false, AppConfig.Quantization.NONE), q.writeOrdering(), q.readConsistency(), q.failover());
+    QdrantVectorStore fragileStore = new QdrantVectorStore(service, fragileConfig, RagMetrics.detached());
+    try {
+      Ingestor ingestor = new Ingestor(service, fragileStore, new EmbeddingClient(service)::embed, Progress.NONE);
+      assertThat(Await.await(ingestor.ingest(SampleBook.pages(), Ingestor.Options.of("fragile", false,
+          config.retrieval().filterKeys()))).ok()).isTrue();
+    } finally {
+      Await.await(fragileStore.close());
+    }
+    cluster.node(3).kill();
+    try {
+      for (int i = 0; i < 8; i++) {
+        HttpResponse<String> fragile = retrieve("fragile");
+        assertThat(fragile.statusCode()).as(fragile.body()).isEqualTo(503);
+        JsonObject error = new JsonObject(fragile.body()).getJsonObject("error");
+        assertThat(error.getString("code")).isEqualTo("CONNECTION_ERROR");
+        assertThat(error.getString("message")).contains("collection 'fragile'").contains("replication_factor");
+      }
+      // Qdrant itself answers: the failures above did not open the circuit for the replicated collection
+      HttpResponse<String> book = retrieve(COLLECTION);
+      assertThat(book.statusCode()).as(book.body()).isEqualTo(200);
+    } finally {
+      cluster.node(3).start();
+      cluster.node(3).awaitReady(Duration.ofSeconds(90));
+    }
+  }
+
+  private static HttpResponse<String> retrieve(String collection) throws Exception {
+    JsonObject body = new JsonObject().put("query", QUERIES.get(0)).put("collection", collection).put("score_threshold", 0.0);
+    return HTTP.send(HttpRequest.newBuilder(uri("/v1/retrieve")).timeout(Duration.ofSeconds(30))
+        .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body.encode())).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   /** Every node sees every replica of the collection Active again (the restarted one caught up). */
   private static void awaitAllReplicasActive() throws InterruptedException {
     long giveUp = System.nanoTime() + Duration.ofSeconds(120).toNanos();
