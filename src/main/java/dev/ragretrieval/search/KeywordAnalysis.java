@@ -26,8 +26,8 @@ import org.tartarus.snowball.ext.EnglishStemmer;
  * character that is not alphanumeric, lowercase, drop English stop words, Snowball English stem,
  * drop tokens longer than {@value #MAX_TOKEN_CHARS} characters; a document's term weight is
  * BM25's with {@value #K1} and {@value #B} and the collection's average length in tokens.
- * What still differs: Lucene stores a document's length in one byte (exact up to a few dozen
- * tokens, within about 6% above), Lucene lowercases per character where Qdrant applies Unicode's
+ * What still differs: Lucene stores a document's length in one byte (exact up to 40
+ * tokens, rounded down by up to 11% above), Lucene lowercases per character where Qdrant applies Unicode's
  * full lowercase mapping, and Lucene keeps the average length current while Qdrant weighs each
  * document with the average the collection was given when it was written.
  */

@@ -37,7 +37,6 @@ import org.apache.lucene.document.TextField;
 import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.ReaderUtil;
-import org.apache.lucene.search.FieldExistsQuery;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
@@ -88,6 +87,13 @@ final class LuceneCollection implements AutoCloseable {
 
   /** A new name for the new analysis, so an index analysed the old way is not queried the new way. */
   static final String KEYWORDS = "keyword_text";
+  /**
+   * Marks a document written with {@link #KEYWORDS}: a keyword text without a single token (a stop
+   * word title over a code fragment) leaves no trace of that field, and must not make the whole
+   * collection look unanalysed.
+   */
+  private static final String ANALYSED = "analysed";
+  private static final Term ANALYSED_NOW = new Term(ANALYSED, "keyword_text");
   /** Who writes a collection right now: read when another process holds the write lock. */
   static final String WRITER_FILE = "writer.json";
 
@@ -226,7 +232,7 @@ final class LuceneCollection implements AutoCloseable {
   /** Whether every document carries the keyword field, so BM25 sees the whole collection. */
   boolean hybrid() throws IOException {
     // nothing written yet (true): whatever this version writes has the field
-    return read(searcher -> searcher.count(new FieldExistsQuery(KEYWORDS)) == searcher.getIndexReader().numDocs(), true);
+    return read(searcher -> searcher.count(new TermQuery(ANALYSED_NOW)) == searcher.getIndexReader().numDocs(), true);
   }
 
   /**
@@ -467,6 +473,7 @@ final class LuceneCollection implements AutoCloseable {
     doc.add(new KnnFloatVectorField(VECTOR, point.vector(), VectorSimilarityFunction.COSINE));
     doc.add(new StoredField(PAYLOAD, point.payload().encode()));
     doc.add(new TextField(KEYWORDS, KeywordText.of(point.payload()), Field.Store.NO));
+    doc.add(new StringField(ANALYSED, ANALYSED_NOW.text(), Field.Store.NO));
     point.payload().forEach(entry -> {
       if (entry.getValue() instanceof JsonArray array) {
         array.forEach(item -> addKeyword(doc, entry.getKey(), item));

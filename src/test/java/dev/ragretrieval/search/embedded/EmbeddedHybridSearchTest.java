@@ -148,6 +148,17 @@ class EmbeddedHybridSearchTest {
   }
 
   @Test
+  @DisplayName("a chunk whose keyword text has no token left (stop words, symbols) does not make the collection dense")
+  void tokenlessChunk() {
+    store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
+    points.add(new Point("empty", KEYWORD_VECTOR, new JsonObject().put("page_title", "About").put("text", "{ } ...")));
+    await(store.createCollection("book", DIM, List.of("chapter")).compose(v -> store.upsert("book", points)));
+
+    assertThat(await(store.collectionInfo("book", Deadline.inMillis(30_000))).hybrid()).isTrue();
+    assertThat(await(store.search(request(SearchMode.HYBRID, 5, 0f, Map.of()))).get(0).id()).isEqualTo("brin");
+  }
+
+  @Test
   @DisplayName("the request's fusion ranks: keyword weight 0 keeps the dense order, dense weight 0 puts the keyword match first")
   void fusionWeights() {
     store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
