@@ -7,6 +7,7 @@ import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
+import dev.ragretrieval.search.KeywordAnalysis;
 import dev.ragretrieval.search.VectorStore;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -122,7 +123,11 @@ public final class Ingestor {
     Run run = new Run(pages, options);
     Future<Void> prepared = options.recreate() ? store.deleteCollection(options.collection()) : Future.succeededFuture();
     return prepared
-        .compose(v -> vertx.executeBlocking(() -> pages.stream().map(chunker::chunk).toList(), false))
+        .compose(v -> vertx.executeBlocking(() -> {
+          List<List<Chunk>> chunked = pages.stream().map(chunker::chunk).toList();
+          run.keywordAvgLen = KeywordAnalysis.averageLength(chunked.stream().flatMap(List::stream).map(Chunk::payload).toList());
+          return chunked;
+        }, false))
         .compose(chunked -> {
           run.chunked = chunked;
           return run.storeBatches(run.batches(), 0);
@@ -151,6 +156,8 @@ public final class Ingestor {
     private final List<Page> pages;
     private final Options options;
     private List<List<Chunk>> chunked;
+    /** The average keyword length in tokens of this run's chunks, which a new collection keeps. */
+    private double keywordAvgLen;
     private final Set<Integer> failedPages = new HashSet<>();
     private final Set<String> errors = new LinkedHashSet<>();
     private Future<Void> collectionReady;
@@ -246,7 +253,8 @@ public final class Ingestor {
             return Future.succeededFuture();
           }
           if (ServiceException.from(info.cause()).code() == ErrorCode.COLLECTION_NOT_FOUND) {
-            return store.createCollection(options.collection(), size, indexedKeys());
+            return store.createCollection(options.collection(), size, indexedKeys(), keywordAvgLen,
+                Deadline.in(VectorStore.ADMIN_TIMEOUT));
           }
           return Future.failedFuture(info.cause());
         });

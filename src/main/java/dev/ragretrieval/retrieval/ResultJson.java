@@ -2,6 +2,7 @@ package dev.ragretrieval.retrieval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.ragretrieval.search.Fusion;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
@@ -170,8 +171,9 @@ public final class ResultJson {
   /**
    * The request's parameters and, once planned, how the search ran: {@code search_mode} (the mode
    * used), {@code ranking} ("cosine", "rrf" or "rerank"), {@code fallback} (only when hybrid was
-   * wanted but the collection has no BM25 index), and {@code rerank_model} / {@code rerank_candidates}
-   * when a reranker ordered the results.
+   * wanted but the collection has no BM25 index), {@code fusion} (a hybrid search's: method "rrf",
+   * k, dense_weight, keyword_weight, and the candidates each list gave), and {@code rerank_model} /
+   * {@code rerank_candidates} when a reranker ordered the results.
    */
   public static JsonObject searchParams(RetrievalRequest request) {
     return new JsonObject(encode(json -> searchParams(json, request)));
@@ -193,6 +195,16 @@ public final class ResultJson {
       json.writeStringField("ranking", plan.ranking());
       if (plan.fallback() != null) {
         json.writeStringField("fallback", plan.fallback());
+      }
+      if (plan.fusion() != null) {
+        Fusion fusion = plan.fusion();
+        json.writeObjectFieldStart("fusion");
+        json.writeStringField("method", "rrf");
+        json.writeNumberField("k", fusion.rrfK());
+        json.writeNumberField("dense_weight", fusion.denseWeight());
+        json.writeNumberField("keyword_weight", fusion.keywordWeight());
+        json.writeNumberField("candidates", fusion.candidatesFor(plan.candidates()));
+        json.writeEndObject();
       }
       if (plan.reranked()) {
         json.writeStringField("rerank_model", plan.rerankModel());

@@ -42,13 +42,16 @@ import java.util.function.Supplier;
  *
  * <h2>What it implements</h2>
  * Collections: Get, List, Create (one dense Cosine vector, unnamed or named, plus sparse vectors
- * with or without the IDF modifier; shards, replicas, write consistency, on-disk payload and scalar
- * quantization are kept and reported back by Get, not acted on), Delete, CollectionExists. Points: Query (nearest dense,
- * sparse or {@code Document} vector; prefetch, nested, with fusion RRF (k 2, as Qdrant) or a
- * nearest rescoring over the prefetched points; limit, offset, score_threshold, filter,
- * with_payload enable/include/exclude, with_vectors, using), QueryBatch, Upsert (dense or legacy
- * data vectors; sparse vectors as indices/values or as a {@code Document} with model
- * {@code qdrant/bm25}, inferred as Qdrant does: {@link QdrantTestBm25}),
+ * with or without the IDF modifier; metadata kept and returned; shards, replicas, write
+ * consistency, on-disk payload and scalar quantization are kept and reported back by Get, not
+ * acted on), Delete, CollectionExists. Points:
+ * Query (nearest dense, sparse or {@code Document} vector; prefetch, nested, with fusion RRF (k 2,
+ * as Qdrant's {@code Fusion.RRF}) or {@code Rrf {k, weights}} with Qdrant's weighted formula, equal
+ * fused scores in random order as Qdrant's unstable sort leaves them, or a nearest rescoring over
+ * the prefetched points; limit, offset, score_threshold, filter, with_payload
+ * enable/include/exclude, with_vectors, using), QueryBatch, Upsert (dense or legacy data vectors;
+ * sparse vectors as indices/values or as a {@code Document} with model {@code qdrant/bm25} and
+ * its BM25 options, inferred as Qdrant does: {@link QdrantTestBm25}),
  * Delete (ids or filter), Count, CreateFieldIndex, Facet. Filters: must / must_not / should /
  * min_should, nested filters, HasId, is_empty, is_null, keyword / integer / boolean matches,
  * keywords / integers (any of), except matches and numeric ranges. Every other RPC answers

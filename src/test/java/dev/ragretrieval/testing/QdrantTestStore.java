@@ -104,6 +104,7 @@ final class QdrantTestStore {
     final Map<String, FieldType> indexes = new TreeMap<>();
     /** How it was created: shards, replicas, write consistency, payload on disk, quantization (Qdrant's defaults when made directly). */
     CreateCollection layout = CreateCollection.getDefaultInstance();
+    final Map<String, Value> metadata = new TreeMap<>();
 
     TestCollection(int dimension, String vectorName) {
       this.dimension = dimension;
@@ -114,6 +115,8 @@ final class QdrantTestStore {
   private final List<QueryPoints> queries = new ArrayList<>();
   /** The ordering each write (Upsert, Delete, CreateFieldIndex) carried; Weak when it carried none. */
   private final List<WriteOrderingType> orderings = new ArrayList<>();
+  /** Orders equal fused scores; Qdrant's sort gives them no fixed order either. */
+  private final java.util.Random tieOrder = new java.util.Random();
   /** false in a long bench run: every Query holds its vector, and keeping them all runs out of memory. */
   private boolean recording = true;
 
@@ -259,6 +262,7 @@ final class QdrantTestStore {
     } else {
       throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer supports one dense vector per collection");
     }
+    collections.get(request.getCollectionName()).metadata.putAll(request.getMetadataMap());
     if (request.hasSparseVectorsConfig()) {
       TestCollection c = collections.get(request.getCollectionName());
       request.getSparseVectorsConfig().getMapMap().forEach((name, params) ->
@@ -298,9 +302,9 @@ final class QdrantTestStore {
         .setSegmentsCount(1)
         .setPointsCount(c.points.size())
         .setIndexedVectorsCount(c.points.size())
-        .setConfig(layout.hasQuantizationConfig()
+        .setConfig((layout.hasQuantizationConfig()
             ? CollectionConfig.newBuilder().setParams(collectionParams).setQuantizationConfig(layout.getQuantizationConfig())
-            : CollectionConfig.newBuilder().setParams(collectionParams));
+            : CollectionConfig.newBuilder().setParams(collectionParams)).putAllMetadata(c.metadata));
     c.indexes.forEach((field, type) -> info.putPayloadSchema(field, PayloadSchemaInfo.newBuilder()
         .setDataType(schemaType(type)).setPoints(c.points.size()).build()));
     return GetCollectionInfoResponse.newBuilder().setResult(info).build();
@@ -474,9 +478,20 @@ final class QdrantTestStore {
           if (step.query().getFusion() != io.qdrant.client.grpc.Points.Fusion.RRF) {
             throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer fuses by RRF only");
           }
-          yield rrf(lists, RRF_K);
+          yield rrf(lists, RRF_K, List.of());
         }
-        case RRF -> rrf(lists, step.query().getRrf().hasK() ? step.query().getRrf().getK() : RRF_K);
+        case RRF -> {
+          io.qdrant.client.grpc.Points.Rrf rrf = step.query().getRrf();
+          if (rrf.hasK() && rrf.getK() < 1) {
+            throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Validation error in body: [query.rrf.k: value 0 invalid, must be 1 or larger]");
+          }
+          List<Float> weights = rrf.getWeightsList();
+          if (!weights.isEmpty() && weights.size() != lists.size()) {
+            throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: Number of weights in RRF should match"
+                + " number of pre-fetches: got " + weights.size() + ", expected " + lists.size());
+          }
+          yield rrf(lists, rrf.hasK() ? rrf.getK() : RRF_K, weights);
+        }
         case NEAREST -> {
           Map<String, StoredPoint> union = new LinkedHashMap<>();
           lists.forEach(list -> list.forEach(h -> union.put(key(h.point().id()), h.point())));
@@ -496,17 +511,25 @@ final class QdrantTestStore {
     return nearest(c, step, c.points.values(), filter).stream().limit(limit).toList();
   }
 
-  /** Reciprocal rank fusion as Qdrant computes it: 1 / (position + k), position from 0, summed. */
-  private static List<Hit> rrf(List<List<Hit>> lists, int k) {
+  /**
+   * Reciprocal rank fusion as Qdrant computes it (reciprocal_rank_fusion.rs): a list's hit at
+   * position p (from 0) adds {@code 1 / ((p + 1) / weight + k - 1)} in f32, 0 for a weight &lt;= 0;
+   * no weights = weight 1 each. Sorted by fused score only: like Qdrant's unstable sort, ties come
+   * back in no order a client may rely on (here: shuffled).
+   */
+  private List<Hit> rrf(List<List<Hit>> lists, int k, List<Float> weights) {
     Map<String, Hit> fused = new LinkedHashMap<>();
-    for (List<Hit> list : lists) {
+    for (int l = 0; l < lists.size(); l++) {
+      List<Hit> list = lists.get(l);
+      float weight = weights.isEmpty() ? 1f : weights.get(l);
       for (int position = 0; position < list.size(); position++) {
         Hit h = list.get(position);
-        float score = 1f / (position + k);
+        float score = weight <= 0f ? 0f : 1f / ((float) (position + 1) / weight + (float) k - 1f);
         fused.merge(key(h.point().id()), new Hit(h.point(), score), (a, b) -> new Hit(a.point(), a.score() + b.score()));
       }
     }
     List<Hit> out = new ArrayList<>(fused.values());
+    java.util.Collections.shuffle(out, tieOrder);
     out.sort(Comparator.comparingDouble((Hit h) -> h.score()).reversed());
     return out;
   }
@@ -608,7 +631,7 @@ final class QdrantTestStore {
       throw new StatusException(GrpcStatus.UNIMPLEMENTED,
           "QdrantTestServer infers only model qdrant/bm25, not " + document.getModel());
     }
-    return QdrantTestBm25.query(document.getText());
+    return QdrantTestBm25.query(document.getText(), bm25Config(document));
   }
 
   /** with_vectors: the unnamed vector alone comes back as a single vector, anything else by name. */
@@ -754,13 +777,24 @@ final class QdrantTestStore {
             throw new StatusException(GrpcStatus.UNIMPLEMENTED,
                 "QdrantTestServer infers only model qdrant/bm25, not " + v.getDocument().getModel());
           }
-          out.put(name, QdrantTestBm25.document(v.getDocument().getText()));
+          out.put(name, QdrantTestBm25.document(v.getDocument().getText(), bm25Config(v.getDocument())));
         }
         default -> throw new StatusException(GrpcStatus.INVALID_ARGUMENT,
             "Wrong input: Conversion between sparse and regular vectors failed");
       }
     });
     return out;
+  }
+
+  /** The Document's BM25 options, refused as Qdrant refuses them (an unknown language: UNIMPLEMENTED here). */
+  private static QdrantTestBm25.Config bm25Config(io.qdrant.client.grpc.Points.Document document) {
+    try {
+      return QdrantTestBm25.Config.of(document.getOptionsMap());
+    } catch (IllegalArgumentException e) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: " + e.getMessage());
+    } catch (IllegalStateException e) {
+      throw new StatusException(GrpcStatus.UNIMPLEMENTED, e.getMessage());
+    }
   }
 
   private static void checkDimension(TestCollection c, int got) {

@@ -272,7 +272,8 @@ public final class EmbeddedVectorStore implements VectorStore {
     LuceneCollection c = existing(request.collection());
     checkSize(c, request.vector());
     if (request.wantsHybrid() && c.hybrid()) {
-      return c.hybridSearch(request.vector(), request.text(), request.limit(), request.scoreThreshold(), request.filter());
+      return c.hybridSearch(request.vector(), request.text(), request.limit(), request.scoreThreshold(), request.filter(),
+          request.fusion());
     }
     return c.search(request.vector(), request.limit(), request.scoreThreshold(), request.filter());
   }
