@@ -45,7 +45,8 @@ import java.util.function.Supplier;
  * with or without the IDF modifier), Delete, CollectionExists. Points: Query (nearest dense,
  * sparse or {@code Document} vector; prefetch, nested, with fusion RRF (k 2, as Qdrant) or a
  * nearest rescoring over the prefetched points; limit, offset, score_threshold, filter,
- * with_payload enable/include/exclude, with_vectors, using), QueryBatch, Upsert (dense or legacy
+ * with_payload enable/include/exclude, with_vectors, using), QueryBatch, Search (as the nearest
+ * Query it amounts to; LangChain4j's store calls it), Upsert (dense or legacy
  * data vectors; sparse vectors as indices/values or as a {@code Document} with model
  * {@code qdrant/bm25}, inferred as Qdrant does: {@link QdrantTestBm25}),
  * Delete (ids or filter), Count, CreateFieldIndex, Facet. Filters: must / must_not / should /
@@ -341,6 +342,7 @@ public final class QdrantTestServer {
   private void bindPoints() {
     bind("Points", VxPointsGrpcService.Query, store::query);
     bind("Points", VxPointsGrpcService.QueryBatch, store::queryBatch);
+    bind("Points", VxPointsGrpcService.Search, store::searchPoints);
     bind("Points", VxPointsGrpcService.Upsert, store::upsert);
     bind("Points", VxPointsGrpcService.Delete, store::deletePoints);
     bind("Points", VxPointsGrpcService.Count, store::countPoints);
