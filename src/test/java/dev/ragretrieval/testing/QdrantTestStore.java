@@ -87,6 +87,9 @@ import java.util.concurrent.atomic.AtomicLong;
 final class QdrantTestStore {
 
   /** One stored point; {@code key} is the normalised id ("u:" + uuid or "n:" + number). */
+  /** Each stored vector's norm, computed once (by identity: an upsert stores a new array). */
+  private final Map<float[], Double> norms = new java.util.WeakHashMap<>();
+
   record StoredPoint(PointId id, float[] vector, Map<String, Value> payload, Map<String, Map<Integer, Float>> sparse) {
     StoredPoint(PointId id, float[] vector, Map<String, Value> payload) {
       this(id, vector, payload, Map.of());
@@ -559,9 +562,10 @@ final class QdrantTestStore {
         }
         float[] query = floats(input.getDense().getDataList());
         checkDimension(c, query.length);
+        double queryNorm = norm(query);
         for (StoredPoint p : candidates) {
           if (filter == null || matches(filter, p)) {
-            hits.add(new Hit(p, (float) cosine(query, p.vector())));
+            hits.add(new Hit(p, (float) cosine(query, queryNorm, p.vector(), norms.computeIfAbsent(p.vector(), QdrantTestStore::norm))));
           }
         }
       }
@@ -693,35 +697,35 @@ final class QdrantTestStore {
    * from Vectors.cosine on purpose: this is the stand-in server's own scoring, which tests check against Vectors.
    */
   static double cosine(float[] a, float[] b) {
-    // four partial sums of each: independent additions keep the CPU busy, so a brute-force search
-    // over a few thousand 1024-dimension points stays fast enough for the bench
-    double dot0 = 0, dot1 = 0, dot2 = 0, dot3 = 0;
-    double na0 = 0, na1 = 0, na2 = 0, na3 = 0;
-    double nb0 = 0, nb1 = 0, nb2 = 0, nb3 = 0;
+    return cosine(a, norm(a), b, norm(b));
+  }
+
+  /** The cosine with both norms known ({@link #norm}); the same value as {@link #cosine(float[], float[])}. */
+  static double cosine(float[] a, double normA, float[] b, double normB) {
+    return normA == 0 || normB == 0 ? 0 : dot(a, b) / (normA * normB);
+  }
+
+  static double norm(float[] a) {
+    return Math.sqrt(dot(a, a));
+  }
+
+  /**
+   * Four partial sums: independent additions keep the CPU busy, so a brute-force search over a
+   * few thousand 1024-dimension points stays fast enough for the bench.
+   */
+  private static double dot(float[] a, float[] b) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     int i = 0;
     for (; i + 3 < a.length; i += 4) {
-      dot0 += (double) a[i] * b[i];
-      dot1 += (double) a[i + 1] * b[i + 1];
-      dot2 += (double) a[i + 2] * b[i + 2];
-      dot3 += (double) a[i + 3] * b[i + 3];
-      na0 += (double) a[i] * a[i];
-      na1 += (double) a[i + 1] * a[i + 1];
-      na2 += (double) a[i + 2] * a[i + 2];
-      na3 += (double) a[i + 3] * a[i + 3];
-      nb0 += (double) b[i] * b[i];
-      nb1 += (double) b[i + 1] * b[i + 1];
-      nb2 += (double) b[i + 2] * b[i + 2];
-      nb3 += (double) b[i + 3] * b[i + 3];
+      s0 += (double) a[i] * b[i];
+      s1 += (double) a[i + 1] * b[i + 1];
+      s2 += (double) a[i + 2] * b[i + 2];
+      s3 += (double) a[i + 3] * b[i + 3];
     }
     for (; i < a.length; i++) {
-      dot0 += (double) a[i] * b[i];
-      na0 += (double) a[i] * a[i];
-      nb0 += (double) b[i] * b[i];
+      s0 += (double) a[i] * b[i];
     }
-    double dot = (dot0 + dot1) + (dot2 + dot3);
-    double na = (na0 + na1) + (na2 + na3);
-    double nb = (nb0 + nb1) + (nb2 + nb3);
-    return na == 0 || nb == 0 ? 0 : dot / (Math.sqrt(na) * Math.sqrt(nb));
+    return (s0 + s1) + (s2 + s3);
   }
 
   private static Map<String, Value> selectPayload(Map<String, Value> payload, WithPayloadSelector selector) {
