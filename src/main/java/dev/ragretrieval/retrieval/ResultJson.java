@@ -102,6 +102,18 @@ public final class ResultJson {
     return new Output(2048).write(shape).buffer();
   }
 
+  /**
+   * A result's JSON bytes, written once into a buffer sized for it up front: the chunks' texts
+   * are most of an answer, and a buffer grown by doubling would copy them again at each step.
+   */
+  public static Buffer encode(RetrievalResult result) {
+    int estimate = 1024;
+    for (RetrievedChunk chunk : result.results()) {
+      estimate += chunk.text() == null ? 512 : chunk.text().length() + 512;
+    }
+    return new Output(estimate).write(json -> result(json, result)).buffer();
+  }
+
   public static JsonObject result(RetrievalResult result) {
     return new JsonObject(encode(json -> result(json, result)));
   }

@@ -49,9 +49,10 @@ import java.util.function.Supplier;
  * as Qdrant's {@code Fusion.RRF}) or {@code Rrf {k, weights}} with Qdrant's weighted formula, equal
  * fused scores in random order as Qdrant's unstable sort leaves them, or a nearest rescoring over
  * the prefetched points; limit, offset, score_threshold, filter, with_payload
- * enable/include/exclude, with_vectors, using), QueryBatch, Upsert (dense or legacy data vectors;
- * sparse vectors as indices/values or as a {@code Document} with model {@code qdrant/bm25} and
- * its BM25 options, inferred as Qdrant does: {@link QdrantTestBm25}),
+ * enable/include/exclude, with_vectors, using), QueryBatch, Search (as the nearest Query it
+ * amounts to; LangChain4j's store calls it), Upsert (dense or legacy data vectors; sparse vectors
+ * as indices/values or as a {@code Document} with model {@code qdrant/bm25} and its BM25 options,
+ * inferred as Qdrant does: {@link QdrantTestBm25}),
  * Delete (ids or filter), Count, CreateFieldIndex, Facet. Filters: must / must_not / should /
  * min_should, nested filters, HasId, is_empty, is_null, keyword / integer / boolean matches,
  * keywords / integers (any of), except matches and numeric ranges. Every other RPC answers
@@ -361,6 +362,7 @@ public final class QdrantTestServer {
   private void bindPoints() {
     bind("Points", VxPointsGrpcService.Query, store::query);
     bind("Points", VxPointsGrpcService.QueryBatch, store::queryBatch);
+    bind("Points", VxPointsGrpcService.Search, store::searchPoints);
     bind("Points", VxPointsGrpcService.Upsert, store::upsert);
     bind("Points", VxPointsGrpcService.Delete, store::deletePoints);
     bind("Points", VxPointsGrpcService.Count, store::countPoints);

@@ -87,6 +87,9 @@ import java.util.concurrent.atomic.AtomicLong;
 final class QdrantTestStore {
 
   /** One stored point; {@code key} is the normalised id ("u:" + uuid or "n:" + number). */
+  /** Each stored vector's norm, computed once (by identity: an upsert stores a new array). */
+  private final Map<float[], Double> norms = new java.util.WeakHashMap<>();
+
   record StoredPoint(PointId id, float[] vector, Map<String, Value> payload, Map<String, Map<Integer, Float>> sparse) {
     StoredPoint(PointId id, float[] vector, Map<String, Value> payload) {
       this(id, vector, payload, Map.of());
@@ -374,6 +377,38 @@ final class QdrantTestStore {
     return QueryResponse.newBuilder().addAllResult(search(request.getCollectionName(), request)).build();
   }
 
+  /**
+   * The legacy Search RPC (what LangChain4j's QdrantEmbeddingStore calls, the bench's peer), answered
+   * as the Query it amounts to: nearest to the given dense vector.
+   */
+  synchronized io.qdrant.client.grpc.Points.SearchResponse searchPoints(io.qdrant.client.grpc.Points.SearchPoints request) {
+    QueryPoints.Builder query = QueryPoints.newBuilder()
+        .setCollectionName(request.getCollectionName())
+        .setQuery(io.qdrant.client.grpc.Points.Query.newBuilder().setNearest(VectorInput.newBuilder()
+            .setDense(DenseVector.newBuilder().addAllData(request.getVectorList()))))
+        .setLimit(request.getLimit());
+    if (request.hasFilter()) {
+      query.setFilter(request.getFilter());
+    }
+    if (request.hasScoreThreshold()) {
+      query.setScoreThreshold(request.getScoreThreshold());
+    }
+    if (request.hasOffset()) {
+      query.setOffset(request.getOffset());
+    }
+    if (request.hasVectorName()) {
+      query.setUsing(request.getVectorName());
+    }
+    if (request.hasWithPayload()) {
+      query.setWithPayload(request.getWithPayload());
+    }
+    if (request.hasWithVectors()) {
+      query.setWithVectors(request.getWithVectors());
+    }
+    return io.qdrant.client.grpc.Points.SearchResponse.newBuilder()
+        .addAllResult(search(request.getCollectionName(), query.build())).build();
+  }
+
   synchronized QueryBatchResponse queryBatch(QueryBatchPoints request) {
     collection(request.getCollectionName());
     QueryBatchResponse.Builder out = QueryBatchResponse.newBuilder();
@@ -550,9 +585,10 @@ final class QdrantTestStore {
         }
         float[] query = floats(input.getDense().getDataList());
         checkDimension(c, query.length);
+        double queryNorm = norm(query);
         for (StoredPoint p : candidates) {
           if (filter == null || matches(filter, p)) {
-            hits.add(new Hit(p, (float) cosine(query, p.vector())));
+            hits.add(new Hit(p, (float) cosine(query, queryNorm, p.vector(), norms.computeIfAbsent(p.vector(), QdrantTestStore::norm))));
           }
         }
       }
@@ -684,15 +720,35 @@ final class QdrantTestStore {
    * from Vectors.cosine on purpose: this is the stand-in server's own scoring, which tests check against Vectors.
    */
   static double cosine(float[] a, float[] b) {
-    double dot = 0;
-    double na = 0;
-    double nb = 0;
-    for (int i = 0; i < a.length; i++) {
-      dot += (double) a[i] * b[i];
-      na += (double) a[i] * a[i];
-      nb += (double) b[i] * b[i];
+    return cosine(a, norm(a), b, norm(b));
+  }
+
+  /** The cosine with both norms known ({@link #norm}); the same value as {@link #cosine(float[], float[])}. */
+  static double cosine(float[] a, double normA, float[] b, double normB) {
+    return normA == 0 || normB == 0 ? 0 : dot(a, b) / (normA * normB);
+  }
+
+  static double norm(float[] a) {
+    return Math.sqrt(dot(a, a));
+  }
+
+  /**
+   * Four partial sums: independent additions keep the CPU busy, so a brute-force search over a
+   * few thousand 1024-dimension points stays fast enough for the bench.
+   */
+  private static double dot(float[] a, float[] b) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int i = 0;
+    for (; i + 3 < a.length; i += 4) {
+      s0 += (double) a[i] * b[i];
+      s1 += (double) a[i + 1] * b[i + 1];
+      s2 += (double) a[i + 2] * b[i + 2];
+      s3 += (double) a[i + 3] * b[i + 3];
     }
-    return na == 0 || nb == 0 ? 0 : dot / (Math.sqrt(na) * Math.sqrt(nb));
+    for (; i < a.length; i++) {
+      s0 += (double) a[i] * b[i];
+    }
+    return (s0 + s1) + (s2 + s3);
   }
 
   private static Map<String, Value> selectPayload(Map<String, Value> payload, WithPayloadSelector selector) {
