@@ -11,6 +11,7 @@ import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.KeywordText;
 import dev.ragretrieval.search.SearchRequest;
+import dev.ragretrieval.search.StoredChunk;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.upstream.Retry;
 import dev.ragretrieval.upstream.Upstream;
@@ -38,11 +39,14 @@ import io.qdrant.client.grpc.Points.FieldType;
 import io.qdrant.client.grpc.Points.Fusion;
 import io.qdrant.client.grpc.Points.NamedVectors;
 import io.qdrant.client.grpc.Points.PointStruct;
+import io.qdrant.client.grpc.Points.PayloadIncludeSelector;
 import io.qdrant.client.grpc.Points.PointsSelector;
 import io.qdrant.client.grpc.Points.PrefetchQuery;
 import io.qdrant.client.grpc.Points.Query;
 import io.qdrant.client.grpc.Points.QueryBatchPoints;
 import io.qdrant.client.grpc.Points.QueryPoints;
+import io.qdrant.client.grpc.Points.RetrievedPoint;
+import io.qdrant.client.grpc.Points.ScrollPoints;
 import io.qdrant.client.grpc.Points.UpsertPoints;
 import io.qdrant.client.grpc.Points.Vector;
 import io.qdrant.client.grpc.Points.VectorInput;
@@ -91,6 +95,8 @@ public final class QdrantVectorStore implements VectorStore {
   /** Each prefetch returns this many times the wanted hits (at least {@link #MIN_PREFETCH}). */
   private static final int PREFETCH_FACTOR = 4;
   private static final int MIN_PREFETCH = 20;
+  /** Points per Scroll call when reading stored chunks back (payload only, a few small fields each). */
+  private static final int SCROLL_PAGE = 1000;
 
   private final QdrantChannel channel;
   private final Upstream upstream;
@@ -319,6 +325,40 @@ public final class QdrantVectorStore implements VectorStore {
                       budget -> channel.call(VxPointsGrpcClient.Delete, delete, budget, collection))
                   .map(done -> documents.getHitsList().stream()
                       .map(hit -> new FacetCount(facetValue(hit), hit.getCount())).toList()));
+        });
+  }
+
+  @Override
+  public Future<List<StoredChunk>> storedChunks(String collection, Collection<String> sourceUrls, List<String> keys,
+      Deadline deadline) {
+    if (sourceUrls.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    io.qdrant.client.grpc.Common.Filter filter = io.qdrant.client.grpc.Common.Filter.newBuilder()
+        .addMust(QdrantFilters.condition("source_url", List.copyOf(sourceUrls))).build();
+    ScrollPoints.Builder scroll = ScrollPoints.newBuilder()
+        .setCollectionName(collection)
+        .setFilter(filter)
+        .setLimit(SCROLL_PAGE)
+        .setWithPayload(WithPayloadSelector.newBuilder().setInclude(PayloadIncludeSelector.newBuilder().addAllFields(keys)))
+        .setWithVectors(WithVectorsSelector.newBuilder().setEnable(false));
+    return scroll(scroll, new ArrayList<>(), deadline);
+  }
+
+  /** One Scroll call after another, each starting where the last said the next page begins. */
+  private Future<List<StoredChunk>> scroll(ScrollPoints.Builder scroll, List<StoredChunk> into, Deadline deadline) {
+    ScrollPoints message = scroll.build();
+    return upstream.call("scroll", deadline,
+            budget -> channel.call(VxPointsGrpcClient.Scroll, message, budget, message.getCollectionName()))
+        .compose(response -> {
+          for (RetrievedPoint point : response.getResultList()) {
+            into.add(new StoredChunk(QdrantPayloads.fromPointId(point.getId()),
+                QdrantPayloads.fromPayload(point.getPayloadMap())));
+          }
+          if (!response.hasNextPageOffset()) {
+            return Future.succeededFuture(into);
+          }
+          return scroll(scroll.setOffset(response.getNextPageOffset()), into, deadline);
         });
   }
 
