@@ -21,6 +21,8 @@ import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
 import io.qdrant.client.grpc.Collections.ListCollectionsResponse;
 import io.qdrant.client.grpc.Collections.PayloadSchemaInfo;
 import io.qdrant.client.grpc.Collections.PayloadSchemaType;
+import io.qdrant.client.grpc.Collections.ScalarQuantization;
+import io.qdrant.client.grpc.Points.WriteOrderingType;
 import io.qdrant.client.grpc.Collections.VectorParams;
 import io.qdrant.client.grpc.Collections.VectorParamsMap;
 import io.qdrant.client.grpc.Collections.VectorsConfig;
@@ -103,6 +105,8 @@ final class QdrantTestStore {
     final Map<String, Modifier> sparseVectors = new TreeMap<>(); // sparse vector name -> modifier
     final Map<String, StoredPoint> points = new LinkedHashMap<>();
     final Map<String, FieldType> indexes = new TreeMap<>();
+    /** How it was created: shards, replicas, write consistency, payload on disk, quantization (Qdrant's defaults when made directly). */
+    CreateCollection layout = CreateCollection.getDefaultInstance();
 
     TestCollection(int dimension, String vectorName) {
       this.dimension = dimension;
@@ -111,6 +115,8 @@ final class QdrantTestStore {
   }
 
   private final List<QueryPoints> queries = new ArrayList<>();
+  /** The ordering each write (Upsert, Delete, CreateFieldIndex) carried; Weak when it carried none. */
+  private final List<WriteOrderingType> orderings = new ArrayList<>();
   /** false in a long bench run: every Query holds its vector, and keeping them all runs out of memory. */
   private boolean recording = true;
 
@@ -189,9 +195,62 @@ final class QdrantTestStore {
     return collections.containsKey(collection);
   }
 
+  synchronized List<WriteOrderingType> orderings() {
+    return List.copyOf(orderings);
+  }
+
+  synchronized CreateCollection layout(String collection) {
+    return collection(collection).layout;
+  }
+
   // ---- Collections service ----
 
+  /** Qdrant's own bounds (lib/api/build.rs) and its message for a value outside them. */
+  private static void checkLayout(CreateCollection request) {
+    List<String> problems = new ArrayList<>();
+    if (request.hasShardNumber() && request.getShardNumber() < 1) {
+      problems.add("shard_number: value " + request.getShardNumber() + " invalid, must be 1 or larger");
+    }
+    if (request.hasReplicationFactor() && request.getReplicationFactor() < 1) {
+      problems.add("replication_factor: value " + request.getReplicationFactor() + " invalid, must be 1 or larger");
+    }
+    if (request.hasWriteConsistencyFactor() && request.getWriteConsistencyFactor() < 1) {
+      problems.add("write_consistency_factor: value " + request.getWriteConsistencyFactor() + " invalid, must be 1 or larger");
+    }
+    if (request.hasQuantizationConfig()) {
+      if (!request.getQuantizationConfig().hasScalar()) {
+        throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer supports scalar quantization only");
+      }
+      ScalarQuantization scalar = request.getQuantizationConfig().getScalar();
+      if (scalar.hasQuantile() && (scalar.getQuantile() < 0.5f || scalar.getQuantile() > 1.0f)) {
+        problems.add("quantile: value " + scalar.getQuantile() + " invalid, must be from 0.5 to 1.0");
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Validation error in body: [" + String.join("; ", problems) + "]");
+    }
+  }
+
+  /** Oversampling below 1 is refused (lib/api/build.rs); read consistency factor 0 too. */
+  private static void checkSearchParams(QueryPoints query) {
+    List<io.qdrant.client.grpc.Points.SearchParams> params = new ArrayList<>();
+    if (query.hasParams()) {
+      params.add(query.getParams());
+    }
+    query.getPrefetchList().stream().filter(PrefetchQuery::hasParams).forEach(p -> params.add(p.getParams()));
+    for (io.qdrant.client.grpc.Points.SearchParams p : params) {
+      if (p.hasQuantization() && p.getQuantization().hasOversampling() && p.getQuantization().getOversampling() < 1.0) {
+        throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Validation error in body: [oversampling: value "
+            + p.getQuantization().getOversampling() + " invalid, must be 1 or larger]");
+      }
+    }
+    if (query.hasReadConsistency() && query.getReadConsistency().hasFactor() && query.getReadConsistency().getFactor() < 1) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: read consistency factor must be at least 1");
+    }
+  }
+
   synchronized CollectionOperationResponse create(CreateCollection request) {
+    checkLayout(request);
     VectorsConfig config = request.getVectorsConfig();
     if (config.hasParams()) {
       checkCosine(config.getParams());
@@ -208,6 +267,7 @@ final class QdrantTestStore {
       request.getSparseVectorsConfig().getMapMap().forEach((name, params) ->
           c.sparseVectors.put(name, params.hasModifier() ? params.getModifier() : Modifier.None));
     }
+    collections.get(request.getCollectionName()).layout = request;
     return CollectionOperationResponse.newBuilder().setResult(true).build();
   }
 
@@ -222,7 +282,14 @@ final class QdrantTestStore {
     VectorsConfig vectors = c.vectorName.isEmpty()
         ? VectorsConfig.newBuilder().setParams(params).build()
         : VectorsConfig.newBuilder().setParamsMap(VectorParamsMap.newBuilder().putMap(c.vectorName, params)).build();
-    CollectionParams.Builder collectionParams = CollectionParams.newBuilder().setShardNumber(1).setVectorsConfig(vectors);
+    // as Qdrant reports a layout: the values asked for, else its defaults (1 shard, 1 replica, 1 ack)
+    CreateCollection layout = c.layout;
+    CollectionParams.Builder collectionParams = CollectionParams.newBuilder()
+        .setShardNumber(layout.hasShardNumber() ? layout.getShardNumber() : 1)
+        .setReplicationFactor(layout.hasReplicationFactor() ? layout.getReplicationFactor() : 1)
+        .setWriteConsistencyFactor(layout.hasWriteConsistencyFactor() ? layout.getWriteConsistencyFactor() : 1)
+        .setOnDiskPayload(layout.getOnDiskPayload())
+        .setVectorsConfig(vectors);
     if (!c.sparseVectors.isEmpty()) {
       SparseVectorConfig.Builder sparse = SparseVectorConfig.newBuilder();
       c.sparseVectors.forEach((name, modifier) -> sparse.putMap(name, modifier == Modifier.None
@@ -234,7 +301,9 @@ final class QdrantTestStore {
         .setSegmentsCount(1)
         .setPointsCount(c.points.size())
         .setIndexedVectorsCount(c.points.size())
-        .setConfig(CollectionConfig.newBuilder().setParams(collectionParams));
+        .setConfig(layout.hasQuantizationConfig()
+            ? CollectionConfig.newBuilder().setParams(collectionParams).setQuantizationConfig(layout.getQuantizationConfig())
+            : CollectionConfig.newBuilder().setParams(collectionParams));
     c.indexes.forEach((field, type) -> info.putPayloadSchema(field, PayloadSchemaInfo.newBuilder()
         .setDataType(schemaType(type)).setPoints(c.points.size()).build()));
     return GetCollectionInfoResponse.newBuilder().setResult(info).build();
@@ -255,11 +324,13 @@ final class QdrantTestStore {
   // ---- Points service ----
 
   synchronized PointsOperationResponse createFieldIndex(CreateFieldIndexCollection request) {
+    orderings.add(request.getOrdering().getType());
     collection(request.getCollectionName()).indexes.put(request.getFieldName(), request.getFieldType());
     return completed();
   }
 
   synchronized PointsOperationResponse upsert(UpsertPoints request) {
+    orderings.add(request.getOrdering().getType());
     TestCollection c = collection(request.getCollectionName());
     List<StoredPoint> accepted = new ArrayList<>();
     // check everything first: Qdrant applies a batch whole or not at all
@@ -273,6 +344,7 @@ final class QdrantTestStore {
   }
 
   synchronized PointsOperationResponse deletePoints(DeletePoints request) {
+    orderings.add(request.getOrdering().getType());
     TestCollection c = collection(request.getCollectionName());
     switch (request.getPoints().getPointsSelectorOneOfCase()) {
       case POINTS -> request.getPoints().getPoints().getIdsList().forEach(id -> c.points.remove(key(normalise(id))));
@@ -339,6 +411,7 @@ final class QdrantTestStore {
   };
 
   synchronized QueryResponse query(QueryPoints request) {
+    checkSearchParams(request);
     if (recording) {
       queries.add(request);
     }
@@ -349,6 +422,7 @@ final class QdrantTestStore {
     collection(request.getCollectionName());
     QueryBatchResponse.Builder out = QueryBatchResponse.newBuilder();
     for (QueryPoints q : request.getQueryPointsList()) {
+      checkSearchParams(q);
       if (recording) {
         queries.add(q);
       }

@@ -87,7 +87,6 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class QdrantVectorStore implements VectorStore {
 
   private static final String STORE = "qdrant";
-  private static final Duration RESOLVE_EVERY = Duration.ofSeconds(30);
   /** The sparse vector name hybrid collections carry. */
   public static final String SPARSE = "bm25";
   /** Qdrant's server-side BM25 inference. */
@@ -99,22 +98,26 @@ public final class QdrantVectorStore implements VectorStore {
   private static final int SCROLL_PAGE = 1000;
 
   private final QdrantChannel channel;
+  /** Layout of new collections, write ordering, read consistency and quantization search params. */
+  private final QdrantConsistency consistency;
   private final Upstream upstream;
   /** collection -> vector name ("" = the single unnamed vector) */
   private final Map<String, String> vectorNames = new ConcurrentHashMap<>();
   /** collection -> whether it has the {@value #SPARSE} sparse vector (filled with vectorNames) */
   private final Map<String, Boolean> sparseVectors = new ConcurrentHashMap<>();
 
-  /** Uses {@link #retryPolicy} and the JVM's DNS resolver. */
+  /** Uses {@link #retryPolicy} and Vert.x's resolver. */
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, RagMetrics metrics) {
-    this(vertx, config, retryPolicy(config), HostResolver.SYSTEM, metrics);
+    this(vertx, config, retryPolicy(config), HostResolver.of(vertx), metrics);
   }
 
   /** {@code resolver} finds every address of {@code config.host()}; calls rotate over them. */
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver,
       RagMetrics metrics) {
     String host = config.host().orElseThrow(() -> new IllegalArgumentException("Qdrant host is not configured"));
-    QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver, RESOLVE_EVERY);
+    QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver,
+        config.failover().resolveInterval(), config.failover().probeInterval());
+    this.consistency = new QdrantConsistency(config);
     this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.caCert(),
         config.timeout());
     // only a rate limit or an unreachable server is worth the same call again
@@ -156,6 +159,7 @@ public final class QdrantVectorStore implements VectorStore {
     List<Future<Void>> calls = new ArrayList<>();
     byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, "search_batch", deadline).compose(using -> {
       QueryBatchPoints.Builder batch = QueryBatchPoints.newBuilder().setCollectionName(collection);
+      consistency.readConsistency().ifPresent(batch::setReadConsistency);
       indexes.forEach(i -> batch.addQueryPoints(query(requests.get(i), using, hybridFor(requests.get(i)))));
       return upstream.call("search_batch", deadline,
           budget -> channel.call(VxPointsGrpcClient.QueryBatch, batch.build(), budget, collection));
@@ -229,16 +233,16 @@ public final class QdrantVectorStore implements VectorStore {
 
   private Future<Void> createWithIndexes(String collection, int vectorSize, List<String> indexedKeys,
       Deadline deadline) {
-    CreateCollection create = CreateCollection.newBuilder()
+    CreateCollection.Builder create = CreateCollection.newBuilder()
         .setCollectionName(collection)
         .setVectorsConfig(VectorsConfig.newBuilder()
             .setParams(VectorParams.newBuilder().setSize(vectorSize).setDistance(Distance.Cosine)))
         // BM25 term weights come from the documents; the IDF part is Qdrant's at query time
         .setSparseVectorsConfig(SparseVectorConfig.newBuilder()
-            .putMap(SPARSE, SparseVectorParams.newBuilder().setModifier(Modifier.Idf).build()))
-        .build();
+            .putMap(SPARSE, SparseVectorParams.newBuilder().setModifier(Modifier.Idf).build()));
+    CreateCollection laidOut = consistency.laidOut(create);
     Future<?> chain = upstream.call("create_collection", deadline,
-            budget -> channel.call(VxCollectionsGrpcClient.Create, create, budget, collection))
+            budget -> channel.call(VxCollectionsGrpcClient.Create, laidOut, budget, collection))
         .compose(QdrantVectorStore::acknowledged);
     for (String key : indexedKeys) {
       CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder()
@@ -246,6 +250,7 @@ public final class QdrantVectorStore implements VectorStore {
           .setFieldName(key)
           .setFieldType(FieldType.FieldTypeKeyword)
           .setWait(true)
+          .setOrdering(consistency.ordering())
           .build();
       chain = chain.compose(done -> upstream.call("create_collection", deadline,
           budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection)));
@@ -273,7 +278,8 @@ public final class QdrantVectorStore implements VectorStore {
     }
     return vectorName(collection, "upsert", deadline).compose(using -> {
       boolean sparse = sparseVectors.getOrDefault(collection, false);
-      UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true);
+      UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true)
+          .setOrdering(consistency.ordering());
       points.forEach(point -> upsert.addPoints(PointStruct.newBuilder()
           .setId(QdrantPayloads.toPointId(point.id()))
           .putAllPayload(QdrantPayloads.toPayload(point.payload()))
@@ -291,6 +297,7 @@ public final class QdrantVectorStore implements VectorStore {
     DeletePoints delete = DeletePoints.newBuilder()
         .setCollectionName(collection)
         .setWait(true)
+        .setOrdering(consistency.ordering())
         .setPoints(PointsSelector.newBuilder().setFilter(QdrantFilters.staleChunks(sourceUrl, keepIds)))
         .build();
     return upstream.call("delete_stale", deadline,
@@ -312,11 +319,12 @@ public final class QdrantVectorStore implements VectorStore {
           }
           // Qdrant facets only indexed keys: the index is made here for collections made elsewhere
           CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder().setCollectionName(collection)
-              .setFieldName("source_url").setFieldType(FieldType.FieldTypeKeyword).setWait(true).build();
+              .setFieldName("source_url").setFieldType(FieldType.FieldTypeKeyword).setWait(true)
+              .setOrdering(consistency.ordering()).build();
           FacetCounts facet = FacetCounts.newBuilder().setCollectionName(collection).setKey("source_url")
               .setFilter(missing).setLimit(points).setExact(true).build();
           DeletePoints delete = DeletePoints.newBuilder().setCollectionName(collection).setWait(true)
-              .setPoints(PointsSelector.newBuilder().setFilter(missing)).build();
+              .setOrdering(consistency.ordering()).setPoints(PointsSelector.newBuilder().setFilter(missing)).build();
           return upstream.call("create_field_index", deadline,
                   budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection))
               .compose(v -> upstream.call("facet", deadline,
@@ -388,7 +396,7 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   private QueryPoints query(SearchRequest request, String using, boolean hybrid) {
-    return hybrid ? hybridQuery(request, using) : query(request, using);
+    return consistency.tuned(hybrid ? hybridQuery(request, using) : query(request, using));
   }
 
   /**
