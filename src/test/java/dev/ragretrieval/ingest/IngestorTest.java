@@ -142,6 +142,7 @@ class IngestorTest {
         assertThat(failed.failed()).isEqualTo(failed.chunks());
         assertThat(failed.upserted()).isZero();
         assertThat(failed.errors()).isNotEmpty();
+        assertThat(failed.failedPages()).containsExactlyElementsOf(pages.stream().map(Page::sourceUrl).toList());
       });
       cohere.reset();
       return ingestor.ingest(pages, options());
