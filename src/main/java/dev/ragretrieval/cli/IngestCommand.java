@@ -20,7 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -76,33 +75,38 @@ public final class IngestCommand implements Callable<Integer> {
       String target = collection != null ? collection : services.config.qdrant().collection();
       EmbedResponse check = Services.await(Preflight.check(services.config.qdrant(), services.store(),
           services.embeddings()::embed, target, recreate), Services.STARTUP);
-      List<SiteCrawler.Failure> fetchFailures = List.of();
-      List<Page> pages;
+      Ingestor ingestor = new Ingestor(services.vertx, services.store(), services.embeddings()::embed,
+          Progress.console(cli.err(), cli.terminal()));
+      // a page that failed for now (a timeout) keeps its chunks (the crawl says which); a 404 page is gone
+      Ingestor.Options options = Ingestor.Options.of(target, recreate, services.config.retrieval().filterKeys())
+          .fromSource(from.id(), from.mirrored() && !keepMissing, Set.of())
+          .withPace(services.config.ingest().embedConcurrency(), services.config.ingest().embedRatePerMinute())
+          .withEmbedder(check.model(), check.dimension() > 0 ? check.dimension() : check.vectors().get(0).length);
+      List<SiteCrawler.Failure> fetchFailures;
+      Ingestor.Summary summary;
       if (from.web()) {
         try (SiteCrawler crawler = new SiteCrawler(services.vertx)) {
-          SiteCrawler.Result crawl = Services.await(crawler.crawl(source), Services.STARTUP);
-          fetchFailures = crawl.failed();
-          pages = crawl.pages();
+          // pages are chunked and embedded while the rest are still being fetched
+          SiteCrawler.Stream pages = Services.await(crawler.stream(source), Services.STARTUP);
+          cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
+          summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
+          fetchFailures = pages.failed();
         }
         fetchFailures.forEach(f -> cli.err().println("failed: " + f.url() + ": " + f.reason()));
       } else {
-        pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false), Services.STARTUP);
+        List<Page> pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false),
+            Services.STARTUP);
+        if (pages.isEmpty()) {
+          throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source);
+        }
+        cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
+        summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
+        fetchFailures = List.of();
       }
-      if (pages.isEmpty()) {
+      if (summary.pages() == 0) {
         throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
             + (fetchFailures.isEmpty() ? "" : " (" + Ingestor.plural(fetchFailures.size(), "page") + " could not be fetched)"));
       }
-      cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
-      Ingestor ingestor = new Ingestor(services.vertx, services.store(), services.embeddings()::embed,
-          Progress.console(cli.err(), cli.terminal()));
-      // a page that failed for now (a timeout) keeps its chunks; a 404 page is gone from the source
-      Set<String> retryLater = fetchFailures.stream().filter(SiteCrawler.Failure::retryable)
-          .map(SiteCrawler.Failure::url).collect(Collectors.toSet());
-      Ingestor.Options options = Ingestor.Options.of(target, recreate, services.config.retrieval().filterKeys())
-          .fromSource(from.id(), from.mirrored() && !keepMissing, retryLater)
-          .withPace(services.config.ingest().embedConcurrency(), services.config.ingest().embedRatePerMinute())
-          .withEmbedder(check.model(), check.dimension() > 0 ? check.dimension() : check.vectors().get(0).length);
-      Ingestor.Summary summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
       return report(summary, fetchFailures);
     }
   }

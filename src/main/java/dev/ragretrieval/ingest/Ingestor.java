@@ -205,11 +205,18 @@ public final class Ingestor {
     this.progress = progress;
   }
 
-  /** Runs on a context of its own: every step of the run happens on that one event loop, in order. */
   public Future<Summary> ingest(List<Page> pages, Options options) {
+    return ingest(PageSource.of(pages), options);
+  }
+
+  /**
+   * Takes pages from {@code source} as they come (a crawl still fetching the rest). Runs on a
+   * context of its own: every step of the run happens on that one event loop, in order.
+   */
+  public Future<Summary> ingest(PageSource source, Options options) {
     Context context = vertx.getOrCreateContext();
     Promise<Summary> done = Promise.promise();
-    context.runOnContext(v -> new Run(context, List.copyOf(pages), options).run().onComplete(done));
+    context.runOnContext(v -> new Run(context, source, options).run().onComplete(done));
     return done.future();
   }
 
@@ -242,7 +249,9 @@ public final class Ingestor {
   /** The state of one run; touched only on the run's context. */
   private final class Run {
     private final Context context;
-    private final List<Page> pages;
+    private final PageSource source;
+    /** Every page taken from the source so far. */
+    private final List<Page> pages = new ArrayList<>();
     private final Options options;
     private final int batchSize;
     private final RateBudget budget;
@@ -263,7 +272,6 @@ public final class Ingestor {
     private long pausedUntilNanos;
     private String model;
     private int vectorSize;
-    private int nextPage;
     private int total;
     private int reused;
     private int embedded;
@@ -275,9 +283,9 @@ public final class Ingestor {
     private int pagesUnchanged;
     private final long started = System.nanoTime();
 
-    Run(Context context, List<Page> pages, Options options) {
+    Run(Context context, PageSource source, Options options) {
       this.context = context;
-      this.pages = pages;
+      this.source = source;
       this.options = options;
       this.batchSize = options.effectiveBatchSize();
       this.budget = options.embedRatePerMinute().isPresent()
@@ -350,7 +358,7 @@ public final class Ingestor {
     // ---- stage 1: chunk pages, compare with what is stored, queue what must be embedded ----
 
     private Future<Void> prepare() {
-      if (fatal != null || nextPage >= pages.size()) {
+      if (fatal != null) {
         prepared = true;
         wake();
         return Future.succeededFuture();
@@ -361,8 +369,18 @@ public final class Ingestor {
         }
         return spaceFreed.future().compose(v -> prepare());
       }
-      List<Page> group = pages.subList(nextPage, Math.min(nextPage + PAGE_GROUP, pages.size()));
-      nextPage += group.size();
+      return here(source.next(PAGE_GROUP)).compose(group -> {
+        if (group.isEmpty()) {
+          prepared = true;
+          wake();
+          return Future.<Void>succeededFuture();
+        }
+        pages.addAll(group);
+        return prepare(group).compose(v -> prepare());
+      });
+    }
+
+    private Future<Void> prepare(List<Page> group) {
       return here(vertx.executeBlocking(() -> group.stream().map(chunker::chunk).toList(), false))
           .compose(chunked -> stored(group).map(stored -> {
             for (int i = 0; i < group.size(); i++) {
@@ -371,8 +389,7 @@ public final class Ingestor {
             wake();
             report();
             return (Void) null;
-          }))
-          .compose(v -> prepare());
+          }));
     }
 
     /** The chunks stored for the group's pages, by source_url, then id; empty in a new collection. */
@@ -659,10 +676,12 @@ public final class Ingestor {
 
     /** Documents of the mirrored source that this run did not see go, with all their chunks. */
     private Future<List<FacetCount>> deleteMissing() {
-      if (!options.mirror()) {
+      if (!options.mirror() || pages.isEmpty()) {
+        // a run that saw no page at all (a site that was down) never empties its source
         return Future.succeededFuture(List.of());
       }
       Set<String> present = new HashSet<>(options.alsoPresent());
+      present.addAll(source.alsoPresent());
       pages.forEach(page -> present.add(page.sourceUrl()));
       return here(store.deleteMissing(options.collection(), options.source(), present))
           .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
