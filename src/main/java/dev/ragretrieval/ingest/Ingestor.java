@@ -36,9 +36,9 @@ import java.util.function.Supplier;
  * that are new or changed. Unchanged points are not written at all; points of chunks a page no
  * longer has are deleted; when mirroring a folder or sitemap, pages no longer in it are removed.
  *
- * <p>The stages overlap: pages are chunked and compared in groups while earlier chunks are being
- * embedded; up to {@code embedConcurrency} embed calls run at once, each lane writing its last
- * batch while it embeds the next. Queues between the stages are bounded, so a large site never
+ * <p>The stages overlap: pages are chunked and compared in groups (several at once) while earlier
+ * chunks are being embedded; up to {@code embedConcurrency} embed calls run at once, and each lane's
+ * write overlaps the other lanes' embedding. Queues between the stages are bounded, so a large site never
  * sits in memory as vectors. A point counts as done only once the store acknowledged it (writes
  * wait for it), so after a kill the next run embeds only what was not stored yet.
  *
@@ -51,6 +51,8 @@ public final class Ingestor {
   static final int IN_FLIGHT_TEXTS = 192;
   /** Pages chunked and compared together: one read of stored hashes for all of them. */
   static final int PAGE_GROUP = 32;
+  /** Groups of pages chunked and compared at once: the store's round trips overlap. */
+  static final int PREPARE_LANES = 4;
   /** How long a batch keeps being sent again while the embedder answers 429. */
   static final Duration RATE_LIMIT_PATIENCE = Duration.ofMinutes(15);
 
@@ -265,6 +267,7 @@ public final class Ingestor {
     private Promise<Void> dataArrived;
     private Promise<Void> spaceFreed;
     private boolean prepared;
+    private int preparersDone;
     private boolean collectionMissing;
     private Future<Void> collectionReady;
     private ServiceException fatal;
@@ -303,12 +306,14 @@ public final class Ingestor {
           .compose(v -> {
             List<Future<Void>> stages = new ArrayList<>();
             // reading stored hashes failed even after retries: the store is not usable, the run stops
-            stages.add(prepare().recover(err -> {
-              fatal = ServiceException.from(err);
-              prepared = true;
-              wake();
-              return Future.succeededFuture();
-            }));
+            for (int lane = 0; lane < PREPARE_LANES; lane++) {
+              stages.add(prepare().recover(err -> {
+                fatal = ServiceException.from(err);
+                prepared = true;
+                wake();
+                return Future.succeededFuture();
+              }));
+            }
             for (int lane = 0; lane < options.embedConcurrency(); lane++) {
               stages.add(lane(Future.succeededFuture()));
             }
@@ -359,8 +364,7 @@ public final class Ingestor {
 
     private Future<Void> prepare() {
       if (fatal != null) {
-        prepared = true;
-        wake();
+        prepareDone();
         return Future.succeededFuture();
       }
       if (queue.size() >= queueLimit) {
@@ -371,13 +375,20 @@ public final class Ingestor {
       }
       return here(source.next(PAGE_GROUP)).compose(group -> {
         if (group.isEmpty()) {
-          prepared = true;
-          wake();
+          prepareDone();
           return Future.<Void>succeededFuture();
         }
         pages.addAll(group);
         return prepare(group).compose(v -> prepare());
       });
+    }
+
+    /** One preparing lane has no more pages; when it was the last, the queue gets no more chunks. */
+    private void prepareDone() {
+      if (++preparersDone >= PREPARE_LANES) {
+        prepared = true;
+      }
+      wake();
     }
 
     private Future<Void> prepare(List<Page> group) {
@@ -477,7 +488,8 @@ public final class Ingestor {
       if (fatal != null) {
         return writing;
       }
-      if (queue.isEmpty()) {
+      // a call costs about the same for 5 texts as for 48: wait for a full batch while pages still come
+      if (queue.isEmpty() || (!prepared && queue.size() < batchSize)) {
         if (prepared) {
           return writing;
         }
@@ -507,8 +519,9 @@ public final class Ingestor {
           failBatch(batch, error);
           return lane(writing);
         }
-        // one write in flight per lane: the next batch's embedding overlaps it, a slow store slows the lane
-        return writing.compose(v -> lane(write(batch, embedding.result())));
+        // the lane writes before it embeds again (the other lanes embed meanwhile): a kill loses at most
+        // one batch per lane, embedded or not yet written
+        return writing.compose(v -> write(batch, embedding.result())).compose(v -> lane(Future.succeededFuture()));
       });
     }
 
