@@ -104,6 +104,18 @@ public interface VectorStore {
   }
 
   /**
+   * The points whose payload source_url is one of {@code sourceUrls}, each with only the payload
+   * keys {@code keys}: what an ingest compares its chunks with before it embeds them. Reads every
+   * matching point (paging through them where the store pages). A missing collection is
+   * COLLECTION_NOT_FOUND.
+   */
+  default Future<List<StoredChunk>> storedChunks(String collection, Collection<String> sourceUrls, List<String> keys,
+      Deadline deadline) {
+    return Future.failedFuture(new dev.ragretrieval.error.ServiceException(dev.ragretrieval.error.ErrorCode.UPSTREAM_ERROR,
+        "this vector store cannot read stored chunks back"));
+  }
+
+  /**
    * Succeeds when a write to {@code collection} could start now (before an ingest does any work);
    * fails with a reason and what to do. Stores without such a check succeed.
    */

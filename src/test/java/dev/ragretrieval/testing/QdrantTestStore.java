@@ -55,7 +55,10 @@ import io.qdrant.client.grpc.Points.QueryBatchPoints;
 import io.qdrant.client.grpc.Points.QueryBatchResponse;
 import io.qdrant.client.grpc.Points.QueryPoints;
 import io.qdrant.client.grpc.Points.QueryResponse;
+import io.qdrant.client.grpc.Points.RetrievedPoint;
 import io.qdrant.client.grpc.Points.ScoredPoint;
+import io.qdrant.client.grpc.Points.ScrollPoints;
+import io.qdrant.client.grpc.Points.ScrollResponse;
 import io.qdrant.client.grpc.Points.UpdateResult;
 import io.qdrant.client.grpc.Points.UpdateStatus;
 import io.qdrant.client.grpc.Points.UpsertPoints;
@@ -368,6 +371,51 @@ final class QdrantTestStore {
         .count();
     return CountResponse.newBuilder().setResult(CountResult.newBuilder().setCount(n)).build();
   }
+
+  /**
+   * Scroll as Qdrant answers it (lib/collection/src/collection/point_ops.rs): the filtered points in
+   * id order (numeric ids before UUIDs) from {@code offset} on, {@code limit} (default 10) of them,
+   * and the id of the next one as {@code next_page_offset} when there is one. Payload comes back
+   * unless asked otherwise; vectors only when asked.
+   */
+  synchronized ScrollResponse scroll(ScrollPoints request) {
+    TestCollection c = collection(request.getCollectionName());
+    long limit = request.hasLimit() ? request.getLimit() : 10;
+    if (limit == 0) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Bad request: Limit cannot be 0");
+    }
+    PointId from = request.hasOffset() ? normalise(request.getOffset()) : null;
+    List<StoredPoint> page = c.points.values().stream()
+        .filter(p -> !request.hasFilter() || matches(request.getFilter(), p))
+        .filter(p -> from == null || ID_ORDER.compare(p.id(), from) >= 0)
+        .sorted(Comparator.comparing(StoredPoint::id, ID_ORDER))
+        .limit(limit + 1)
+        .toList();
+    WithPayloadSelector payload = request.hasWithPayload() ? request.getWithPayload()
+        : WithPayloadSelector.newBuilder().setEnable(true).build();
+    ScrollResponse.Builder out = ScrollResponse.newBuilder();
+    for (int i = 0; i < Math.min(limit, page.size()); i++) {
+      StoredPoint p = page.get(i);
+      RetrievedPoint.Builder point = RetrievedPoint.newBuilder().setId(p.id())
+          .putAllPayload(selectPayload(p.payload(), payload));
+      if (request.hasWithVectors()) {
+        vectorsOutput(c, p, request.getWithVectors()).ifPresent(point::setVectors);
+      }
+      out.addResult(point);
+    }
+    if (page.size() > limit) {
+      out.setNextPageOffset(page.get((int) limit).id());
+    }
+    return out.build();
+  }
+
+  /** Qdrant's id order: numbers (unsigned) first, then UUIDs by their bytes, which is their canonical text order. */
+  static final Comparator<PointId> ID_ORDER = (a, b) -> {
+    if (a.hasNum() != b.hasNum()) {
+      return a.hasNum() ? -1 : 1;
+    }
+    return a.hasNum() ? Long.compareUnsigned(a.getNum(), b.getNum()) : a.getUuid().compareTo(b.getUuid());
+  };
 
   synchronized QueryResponse query(QueryPoints request) {
     checkSearchParams(request);

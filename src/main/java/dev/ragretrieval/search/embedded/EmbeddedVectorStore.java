@@ -11,6 +11,7 @@ import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchRequest;
+import dev.ragretrieval.search.StoredChunk;
 import dev.ragretrieval.search.VectorStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -206,6 +207,12 @@ public final class EmbeddedVectorStore implements VectorStore {
   public Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls,
       Deadline deadline) {
     return run("delete_missing", deadline, () -> existing(collection).deleteMissing(INGEST_SOURCE, source, List.copyOf(keepSourceUrls)));
+  }
+
+  @Override
+  public Future<List<StoredChunk>> storedChunks(String collection, Collection<String> sourceUrls, List<String> keys,
+      Deadline deadline) {
+    return run("stored_chunks", deadline, () -> existing(collection).stored("source_url", List.copyOf(sourceUrls), keys));
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.ragretrieval.search.embedded;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
+import dev.ragretrieval.search.StoredChunk;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import dev.ragretrieval.error.ErrorCode;
@@ -206,6 +207,33 @@ final class LuceneCollection implements AutoCloseable {
     }
     write(writer -> writer.deleteDocuments(query));
     return removed.entrySet().stream().map(e -> new FacetCount(e.getKey(), e.getValue())).toList();
+  }
+
+  /** The points whose payload {@code key} is one of {@code values}, each with the payload {@code fields} it has. */
+  List<StoredChunk> stored(String key, Collection<String> values, List<String> fields) throws IOException {
+    if (values.isEmpty()) {
+      return List.of();
+    }
+    Query query = new TermInSetQuery(KEY_PREFIX + key, values.stream().map(BytesRef::new).toList());
+    return read(searcher -> {
+      int hits = searcher.count(query);
+      List<StoredChunk> out = new ArrayList<>(hits);
+      if (hits == 0) {
+        return out;
+      }
+      for (ScoreDoc doc : searcher.search(query, hits).scoreDocs) {
+        Document stored = searcher.storedFields().document(doc.doc, Set.of(ID, PAYLOAD));
+        JsonObject payload = new JsonObject(stored.get(PAYLOAD));
+        JsonObject picked = new JsonObject();
+        for (String field : fields) {
+          if (payload.containsKey(field)) {
+            picked.put(field, payload.getValue(field));
+          }
+        }
+        out.add(new StoredChunk(stored.get(ID), picked));
+      }
+      return out;
+    }, List.of());
   }
 
   List<ScoredPoint> search(float[] vector, int limit, float threshold, Map<String, List<Object>> filter)

@@ -13,6 +13,7 @@ import dev.ragretrieval.search.Fusion;
 import dev.ragretrieval.search.KeywordAnalysis;
 import dev.ragretrieval.search.KeywordText;
 import dev.ragretrieval.search.SearchRequest;
+import dev.ragretrieval.search.StoredChunk;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.upstream.Retry;
 import dev.ragretrieval.upstream.Upstream;
@@ -40,11 +41,14 @@ import io.qdrant.client.grpc.Points.FieldType;
 import io.qdrant.client.grpc.Points.Rrf;
 import io.qdrant.client.grpc.Points.NamedVectors;
 import io.qdrant.client.grpc.Points.PointStruct;
+import io.qdrant.client.grpc.Points.PayloadIncludeSelector;
 import io.qdrant.client.grpc.Points.PointsSelector;
 import io.qdrant.client.grpc.Points.PrefetchQuery;
 import io.qdrant.client.grpc.Points.Query;
 import io.qdrant.client.grpc.Points.QueryBatchPoints;
 import io.qdrant.client.grpc.Points.QueryPoints;
+import io.qdrant.client.grpc.Points.RetrievedPoint;
+import io.qdrant.client.grpc.Points.ScrollPoints;
 import io.qdrant.client.grpc.Points.UpsertPoints;
 import io.qdrant.client.grpc.Points.Vector;
 import io.qdrant.client.grpc.Points.VectorInput;
@@ -96,6 +100,8 @@ public final class QdrantVectorStore implements VectorStore {
   public static final String BM25_MODEL = "qdrant/bm25";
   /** Collection metadata: the average keyword text length in tokens, sent as BM25's avg_len. */
   public static final String AVG_LEN_KEY = "rag_bm25_avg_len";
+  /** Points per Scroll call when reading stored chunks back (payload only, a few small fields each). */
+  private static final int SCROLL_PAGE = 1000;
 
   private final QdrantChannel channel;
   /** Layout of new collections, write ordering, read consistency and quantization search params. */
@@ -378,6 +384,40 @@ public final class QdrantVectorStore implements VectorStore {
                       budget -> channel.call(VxPointsGrpcClient.Delete, delete, budget, collection))
                   .map(done -> documents.getHitsList().stream()
                       .map(hit -> new FacetCount(facetValue(hit), hit.getCount())).toList()));
+        });
+  }
+
+  @Override
+  public Future<List<StoredChunk>> storedChunks(String collection, Collection<String> sourceUrls, List<String> keys,
+      Deadline deadline) {
+    if (sourceUrls.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    io.qdrant.client.grpc.Common.Filter filter = io.qdrant.client.grpc.Common.Filter.newBuilder()
+        .addMust(QdrantFilters.condition("source_url", List.copyOf(sourceUrls))).build();
+    ScrollPoints.Builder scroll = ScrollPoints.newBuilder()
+        .setCollectionName(collection)
+        .setFilter(filter)
+        .setLimit(SCROLL_PAGE)
+        .setWithPayload(WithPayloadSelector.newBuilder().setInclude(PayloadIncludeSelector.newBuilder().addAllFields(keys)))
+        .setWithVectors(WithVectorsSelector.newBuilder().setEnable(false));
+    return scroll(scroll, new ArrayList<>(), deadline);
+  }
+
+  /** One Scroll call after another, each starting where the last said the next page begins. */
+  private Future<List<StoredChunk>> scroll(ScrollPoints.Builder scroll, List<StoredChunk> into, Deadline deadline) {
+    ScrollPoints message = scroll.build();
+    return upstream.call("scroll", deadline,
+            budget -> channel.call(VxPointsGrpcClient.Scroll, message, budget, message.getCollectionName()))
+        .compose(response -> {
+          for (RetrievedPoint point : response.getResultList()) {
+            into.add(new StoredChunk(QdrantPayloads.fromPointId(point.getId()),
+                QdrantPayloads.fromPayload(point.getPayloadMap())));
+          }
+          if (!response.hasNextPageOffset()) {
+            return Future.succeededFuture(into);
+          }
+          return scroll(scroll.setOffset(response.getNextPageOffset()), into, deadline);
         });
   }
 
