@@ -223,7 +223,7 @@ class K8sManifestsTest {
   private static HasMetadata loadResource(Path file) throws IOException {
     try (InputStream in = Files.newInputStream(file)) {
       Object loaded = SERIALIZATION.unmarshal(in);
-      assertThat(loaded).as(file).isInstanceOf(HasMetadata.class);
+      assertThat(loaded).as("%s", file).isInstanceOf(HasMetadata.class);
       return (HasMetadata) loaded;
     }
   }
