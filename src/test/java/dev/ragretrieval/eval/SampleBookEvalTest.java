@@ -148,7 +148,8 @@ class SampleBookEvalTest {
       assertThat(all.errors()).isZero();
       assertThat(all.mrr()).as("hybrid MRR@5 vs dense").isGreaterThanOrEqualTo(dense.overall().mrr());
       // the default fusion (k 4, keyword weight 0.25, BM25 over the dense candidates; docs/hybrid-search.md):
-      // gated a little under its measurement, which the README's sample-book table gives
+      // hit@1 0.879, hit@5 1.000, MRR@5 0.937, nDCG@5 0.954 (dense: 0.845, 0.983, 0.904, 0.924); per category
+      // hit@5 1.000, MRR@5 >= 0.870 (contextual); gated a little under
       assertThat(all.hitAtK()).as("hit@5").isGreaterThanOrEqualTo(0.97);
       assertThat(all.hitAt1()).as("hit@1").isGreaterThanOrEqualTo(0.84);
       assertThat(all.mrr()).as("MRR@5").isGreaterThanOrEqualTo(0.91);
