@@ -330,7 +330,7 @@ public record AppConfig(
    * hits. {@link dev.ragretrieval.search.Fusion} computes it.
    */
   public record Fusion(int rrfK, double denseWeight, double keywordWeight, int candidates) {
-    public static final Fusion DEFAULT = new Fusion(60, 1.0, 1.0, 40);
+    public static final Fusion DEFAULT = new Fusion(4, 1.0, 0.25, 40);
 
     /** Candidates each list gives the fusion for a search of {@code limit} hits. */
     public int candidatesFor(int limit) {

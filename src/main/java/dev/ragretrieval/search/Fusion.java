@@ -14,8 +14,9 @@ import java.util.Map;
  * (r / w)-th, and w = 0 leaves the list out. This is the formula Qdrant's {@code Rrf {k, weights}}
  * computes (lib/segment/src/common/reciprocal_rank_fusion.rs: {@code 1 / (position / w + k' - 1)},
  * position from 1), so the embedded store computes it in the same float steps and Qdrant gets
- * {@link #qdrantK()} = rrfK + 1. Each list gives {@link #candidatesFor} hits. Equal fused scores are
- * broken by the dense score (the cosine), then by point id: {@link #ORDER}.
+ * {@link #qdrantK()} = rrfK + 1. The dense list gives {@link #candidatesFor} hits and the keyword
+ * list ranks those same hits by BM25 (both stores search BM25 among the dense candidates only).
+ * Equal fused scores are broken by the dense score (the cosine), then by point id: {@link #ORDER}.
  */
 public record Fusion(int rrfK, double denseWeight, double keywordWeight, int candidates) {
 
@@ -46,7 +47,7 @@ public record Fusion(int rrfK, double denseWeight, double keywordWeight, int can
     return new Fusion(config.rrfK(), config.denseWeight(), config.keywordWeight(), config.candidates());
   }
 
-  /** Hits each list gives the fusion for a search of {@code limit} hits. */
+  /** Hits the dense list gives the fusion (and BM25 ranks) for a search of {@code limit} hits. */
   public int candidatesFor(int limit) {
     return Math.max(limit * CANDIDATES_PER_HIT, candidates);
   }

@@ -264,9 +264,10 @@ final class LuceneCollection implements AutoCloseable {
   }
 
   /**
-   * The k-NN list (cosine at or above the threshold) and the BM25 list, both filtered and each
-   * {@link Fusion#candidatesFor} long, fused as {@code fusion} says and ordered by {@link Fusion#ORDER};
-   * each hit keeps its cosine as score, and a keyword hit below the threshold is dropped like any other.
+   * The k-NN list (filtered, cosine at or above the threshold, {@link Fusion#candidatesFor} long)
+   * and the BM25 list of those same candidates (the ones sharing a token with the question, by BM25
+   * score), fused as {@code fusion} says and ordered by {@link Fusion#ORDER}; each hit keeps its
+   * cosine as score. Keywords re-rank what the vectors found; they bring no chunk of their own.
    */
   List<ScoredPoint> hybridSearch(float[] vector, String text, int limit, float threshold,
       Map<String, List<Object>> filter, Fusion fusion) throws IOException {
@@ -275,18 +276,21 @@ final class LuceneCollection implements AutoCloseable {
     return read(searcher -> {
       Map<Integer, Float> cosines = new HashMap<>();
       List<String> dense = new ArrayList<>();
+      List<BytesRef> denseIds = new ArrayList<>();
       for (ScoreDoc doc : searcher.search(new KnnFloatVectorQuery(VECTOR, vector, candidates, filterQuery), candidates).scoreDocs) {
         float cosine = cosine(doc.score);
         if (cosine >= threshold) {
           cosines.put(doc.doc, cosine);
           dense.add(Integer.toString(doc.doc));
+          denseIds.add(new BytesRef(searcher.storedFields().document(doc.doc, Set.of(ID)).get(ID)));
         }
       }
       List<String> keyword = new ArrayList<>();
       Query bm25 = keywordQuery(text);
-      if (bm25 != null) {
-        Query scoped = filterQuery == null ? bm25
-            : new BooleanQuery.Builder().add(bm25, Occur.MUST).add(filterQuery, Occur.FILTER).build();
+      if (bm25 != null && !denseIds.isEmpty()) {
+        // BM25 re-ranks the dense candidates only (the filter is within them), as Qdrant's nested prefetch does
+        Query scoped = new BooleanQuery.Builder().add(bm25, Occur.MUST)
+            .add(new TermInSetQuery(ID, denseIds), Occur.FILTER).build();
         for (ScoreDoc doc : searcher.search(scoped, candidates).scoreDocs) {
           keyword.add(Integer.toString(doc.doc));
         }

@@ -82,13 +82,17 @@ final class QdrantConsistency {
       if (query.hasQuery() && isDense(query.getQuery())) {
         out.setParams(rescored(query.getParams()));
       }
-      for (PrefetchQuery.Builder prefetch : out.getPrefetchBuilderList()) {
-        if (prefetch.hasQuery() && isDense(prefetch.getQuery())) {
-          prefetch.setParams(rescored(prefetch.getParams()));
-        }
-      }
+      out.getPrefetchBuilderList().forEach(QdrantConsistency::rescoreDense);
     }
     return out.build();
+  }
+
+  /** Rescoring on a dense prefetch and on every dense prefetch nested in it (the BM25 prefetch holds one). */
+  private static void rescoreDense(PrefetchQuery.Builder prefetch) {
+    if (prefetch.hasQuery() && isDense(prefetch.getQuery())) {
+      prefetch.setParams(rescored(prefetch.getParams()));
+    }
+    prefetch.getPrefetchBuilderList().forEach(QdrantConsistency::rescoreDense);
   }
 
   private static boolean isDense(io.qdrant.client.grpc.Points.Query query) {

@@ -451,8 +451,7 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /**
-   * How many fused hits to ask for: the wanted ones, spares for keyword hits the cosine threshold
-   * drops, and a margin past the cut. Qdrant sorts the fused list without a tie-break, so the hits
+   * How many fused hits to ask for: the wanted ones and a margin past the cut. Qdrant sorts the fused list without a tie-break, so the hits
    * around its cut are in no fixed order; with the margin, the hits kept are those before the
    * first tie that reaches the end of the page, which {@link Page#settled} checks. Ties are
    * pairs of ranks swapped between the lists (or hits at the same rank of one list each), so a
@@ -464,9 +463,10 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /**
-   * Dense and BM25 prefetches, each filtered and {@link Fusion#candidatesFor} long, fused by
-   * {@code Rrf {k, weights}}. The dense prefetch keeps the score threshold (dropping its tail changes
-   * no one else's rank); the fused page is sorted and cut in {@link #fused}.
+   * A dense prefetch (filtered, {@link Fusion#candidatesFor} long) and a BM25 prefetch over that
+   * same dense prefetch (keywords re-rank the dense candidates, they bring none of their own), fused
+   * by {@code Rrf {k, weights}}. The dense prefetch keeps the score threshold (dropping its tail
+   * changes no one else's rank); the fused page is sorted and cut in {@link #fused}.
    */
   private QueryPoints hybridQuery(SearchRequest request, String using, int limit) {
     Fusion fusion = request.fusion();
@@ -478,15 +478,15 @@ public final class QdrantVectorStore implements VectorStore {
     if (!using.isEmpty()) {
       dense.setUsing(using);
     }
+    QdrantFilters.of(request.filter()).ifPresent(dense::setFilter);
+    // BM25 over the dense candidates only: Qdrant scores the nested prefetch's points with the
+    // sparse query and keeps those sharing a token with it, as the embedded store's filtered BM25 does
     PrefetchQuery.Builder sparse = PrefetchQuery.newBuilder()
+        .addPrefetch(dense.build())
         .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder()
             .setDocument(bm25(request.text(), bm25Options.getOrDefault(request.collection(), Map.of())))))
         .setUsing(SPARSE)
         .setLimit(prefetch);
-    QdrantFilters.of(request.filter()).ifPresent(filter -> {
-      dense.setFilter(filter);
-      sparse.setFilter(filter);
-    });
     return QueryPoints.newBuilder()
         .setCollectionName(request.collection())
         .addPrefetch(dense)

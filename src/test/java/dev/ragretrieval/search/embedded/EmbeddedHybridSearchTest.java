@@ -89,12 +89,30 @@ class EmbeddedHybridSearchTest {
 
     assertThat(await(store.collectionInfo("book", Deadline.inMillis(30_000))).hybrid()).isTrue();
     List<ScoredPoint> dense = await(store.search(request(SearchMode.DENSE, 5, 0f, Map.of())));
-    List<ScoredPoint> hybrid = await(store.search(request(SearchMode.HYBRID, 5, 0f, Map.of())));
+    // equal weights and k 60: the keyword list's first hit outweighs the dense list's first
+    List<ScoredPoint> hybrid = await(store.search(new SearchRequest("book", QUERY_VECTOR, 5, 0f, Map.of(),
+        Deadline.in(Duration.ofSeconds(10)), QUERY, SearchMode.HYBRID, new Fusion(60, 1.0, 1.0, 40))));
 
     assertThat(dense).extracting(ScoredPoint::id).doesNotContain("brin");
     assertThat(hybrid.get(0).id()).isEqualTo("brin");
     assertThat(hybrid).hasSize(5).allSatisfy(hit ->
         assertThat((double) hit.score()).isCloseTo(Vectors.cosine(QUERY_VECTOR, vectors.get(hit.id())), within(1e-4)));
+  }
+
+  @Test
+  @DisplayName("keywords re-rank the dense candidates only: a keyword match outside them is not brought in")
+  void keywordsOnlyWithinDenseCandidates() {
+    store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
+    await(store.createCollection("book", DIM, List.of("chapter")).compose(v -> store.upsert("book", points)));
+    // 2 hits want 8 candidates (candidates setting 1): the keyword chunk, last by cosine, is not one
+    Fusion narrow = new Fusion(60, 1.0, 1.0, 1);
+
+    List<ScoredPoint> dense = await(store.search(request(SearchMode.DENSE, 2, 0f, Map.of())));
+    List<ScoredPoint> hybrid = await(store.search(new SearchRequest("book", QUERY_VECTOR, 2, 0f, Map.of(),
+        Deadline.in(Duration.ofSeconds(10)), QUERY, SearchMode.HYBRID, narrow)));
+
+    assertThat(hybrid).extracting(ScoredPoint::id).doesNotContain("brin")
+        .isEqualTo(dense.stream().map(ScoredPoint::id).toList());
   }
 
   @Test
@@ -125,7 +143,7 @@ class EmbeddedHybridSearchTest {
 
     await(store.upsert("book", points)); // a re-ingest rewrites every point
     assertThat(await(store.collectionInfo("book", Deadline.inMillis(30_000))).hybrid()).isTrue();
-    assertThat(await(store.search(request(SearchMode.HYBRID, 5, 0f, Map.of()))).get(0).id()).isEqualTo("brin");
+    assertThat(await(store.search(evenlyFused(5))).get(0).id()).isEqualTo("brin");
   }
 
   /** The files the previous version wrote: no keyword field. */
@@ -155,7 +173,7 @@ class EmbeddedHybridSearchTest {
     await(store.createCollection("book", DIM, List.of("chapter")).compose(v -> store.upsert("book", points)));
 
     assertThat(await(store.collectionInfo("book", Deadline.inMillis(30_000))).hybrid()).isTrue();
-    assertThat(await(store.search(request(SearchMode.HYBRID, 5, 0f, Map.of()))).get(0).id()).isEqualTo("brin");
+    assertThat(await(store.search(evenlyFused(5))).get(0).id()).isEqualTo("brin");
   }
 
   @Test
@@ -175,6 +193,15 @@ class EmbeddedHybridSearchTest {
     // the other hits tie at 0 and follow by cosine
     List<Float> rest = onlyKeywords.subList(1, onlyKeywords.size()).stream().map(ScoredPoint::score).toList();
     assertThat(rest).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+  }
+
+  /**
+   * Hybrid with equal weights and k 60, where the keyword list's first hit outweighs the dense list's
+   * first: the keyword chunk, a dense candidate (31 points, 40 candidates), comes first.
+   */
+  private static SearchRequest evenlyFused(int limit) {
+    return new SearchRequest("book", QUERY_VECTOR, limit, 0f, Map.of(), Deadline.in(Duration.ofSeconds(10)), QUERY,
+        SearchMode.HYBRID, new Fusion(60, 1.0, 1.0, 40));
   }
 
   private static SearchRequest request(SearchMode mode, int limit, float threshold, Map<String, List<Object>> filter) {

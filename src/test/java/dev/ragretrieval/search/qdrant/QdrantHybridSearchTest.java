@@ -102,7 +102,7 @@ class QdrantHybridSearchTest {
   }
 
   @Test
-  @DisplayName("a hybrid search is one Query: a dense and a bm25 document prefetch, both filtered, fused by RRF, vectors returned")
+  @DisplayName("a hybrid search is one Query: a filtered dense prefetch and a bm25 document prefetch over it, fused by RRF, vectors returned")
   void hybridQueryShape() {
     await(store.search(hybrid(5, 0f, Map.of("chapter", List.of("even")))));
 
@@ -125,7 +125,8 @@ class QdrantHybridSearchTest {
     assertThat(dense.getLimit()).isEqualTo(Fusion.DEFAULT.candidatesFor(5));
     assertThat(sparse.getLimit()).isEqualTo(Fusion.DEFAULT.candidatesFor(5));
     assertThat(dense.hasFilter()).isTrue();
-    assertThat(sparse.getFilter()).isEqualTo(dense.getFilter());
+    // BM25 ranks the dense candidates only: its prefetch holds the dense prefetch, filter and all
+    assertThat(sparse.getPrefetchList()).containsExactly(dense);
     assertThat(sent.hasWithVectors()).isTrue();
   }
 
@@ -134,7 +135,9 @@ class QdrantHybridSearchTest {
   void keywordChunkFound() {
     List<ScoredPoint> dense = await(store.search(new SearchRequest("docs", QUERY_VECTOR, 5, 0f, Map.of(),
         in(Duration.ofSeconds(5)), QUERY, SearchMode.DENSE)));
-    List<ScoredPoint> fused = await(store.search(hybrid(5, 0f, Map.of())));
+    // equal weights and k 60: the keyword list's first hit outweighs the dense list's first
+    List<ScoredPoint> fused = await(store.search(new SearchRequest("docs", QUERY_VECTOR, 5, 0f, Map.of(),
+        in(Duration.ofSeconds(5)), QUERY, SearchMode.HYBRID, new Fusion(60, 1.0, 1.0, 40))));
 
     assertThat(dense).extracting(ScoredPoint::id).doesNotContain(KEYWORD_ID);
     // first of the bm25 list and last (21st) of the 40 dense candidates: more than the dense list's first
@@ -143,6 +146,20 @@ class QdrantHybridSearchTest {
     for (ScoredPoint hit : fused) {
       assertThat(hit.score()).isCloseTo((float) cosine(QUERY_VECTOR, vectors.get(hit.id())), within(1e-5f));
     }
+  }
+
+  @Test
+  @DisplayName("keywords re-rank the dense candidates only: a keyword match outside them is not brought in")
+  void keywordsOnlyWithinDenseCandidates() {
+    // 2 hits want 8 candidates per list (candidates setting 1): the keyword chunk, 21st by cosine, is not one
+    Fusion narrow = new Fusion(60, 1.0, 1.0, 1);
+    List<ScoredPoint> dense = await(store.search(new SearchRequest("docs", QUERY_VECTOR, 2, 0f, Map.of(),
+        in(Duration.ofSeconds(5)), QUERY, SearchMode.DENSE)));
+    List<ScoredPoint> fused = await(store.search(new SearchRequest("docs", QUERY_VECTOR, 2, 0f, Map.of(),
+        in(Duration.ofSeconds(5)), QUERY, SearchMode.HYBRID, narrow)));
+
+    assertThat(fused).extracting(ScoredPoint::id).doesNotContain(KEYWORD_ID)
+        .isEqualTo(dense.stream().map(ScoredPoint::id).toList());
   }
 
   @Test

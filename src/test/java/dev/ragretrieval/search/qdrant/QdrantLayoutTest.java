@@ -121,6 +121,7 @@ class QdrantLayoutTest {
         .findFirst().orElseThrow();
     assertThat(densePrefetch.getParams().getQuantization().getRescore()).isTrue();
     assertThat(sparsePrefetch.hasParams()).isFalse(); // sparse vectors are not quantized
+    assertThat(sparsePrefetch.getPrefetch(0).getParams().getQuantization().getRescore()).isTrue(); // its dense candidates
     assertThat(hybrid.hasParams()).isFalse(); // the fusion step searches nothing
   }
 

@@ -40,6 +40,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -168,6 +169,44 @@ class RealQdrantHybridTest {
         JsonObject p = (JsonObject) point;
         assertThat(p.getFloat("score")).as(p.getString("id")).isCloseTo(expected.get(p.getString("id")), within(1e-6f));
       }
+    }
+  }
+
+  @Test
+  @DisplayName("real Qdrant: BM25 over the nested dense prefetch is the BM25 list of the dense candidates, scores and all,"
+      + " and the store's hybrid hits are all dense candidates")
+  void keywordsRankTheDenseCandidates() {
+    for (int i = 0; i < 10; i++) {
+      JsonArray vector = new JsonArray();
+      for (float v : questionVectors.get(i)) {
+        vector.add(v);
+      }
+      JsonObject document = new JsonObject().put("text", questions.get(i).query()).put("model", "qdrant/bm25")
+          .put("options", KeywordAnalysis.qdrantOptions(avgLen()));
+      JsonObject denseQuery = new JsonObject().put("query", vector).put("limit", 40);
+      Set<String> candidates = Set.copyOf(restIds(query(denseQuery)));
+      Map<String, Float> expected = new java.util.HashMap<>();
+      for (Object point : query(new JsonObject().put("query", new JsonObject().put("nearest", document))
+          .put("using", QdrantVectorStore.SPARSE).put("limit", 1000))) {
+        JsonObject p = (JsonObject) point;
+        if (candidates.contains(p.getString("id"))) {
+          expected.put(p.getString("id"), p.getFloat("score"));
+        }
+      }
+      JsonArray nested = query(new JsonObject().put("prefetch", new JsonArray().add(denseQuery))
+          .put("query", new JsonObject().put("nearest", document)).put("using", QdrantVectorStore.SPARSE).put("limit", 40));
+
+      assertThat(expected).as(questions.get(i).query()).isNotEmpty();
+      assertThat(restIds(nested)).containsExactlyInAnyOrderElementsOf(expected.keySet());
+      for (Object point : nested) {
+        JsonObject p = (JsonObject) point;
+        assertThat(p.getFloat("score")).isCloseTo(expected.get(p.getString("id")), within(1e-4f));
+      }
+      List<ScoredPoint> hits = await(store.search(hybrid(i, 10, Fusion.DEFAULT)), 20);
+      Set<String> storeCandidates = Set.copyOf(await(store.search(new SearchRequest(COLLECTION, questionVectors.get(i),
+          Fusion.DEFAULT.candidatesFor(10), 0f, Map.of(), Deadline.in(Duration.ofSeconds(20)), questions.get(i).query(),
+          SearchMode.DENSE)), 20).stream().map(ScoredPoint::id).toList());
+      assertThat(hits).hasSize(10).extracting(ScoredPoint::id).allMatch(storeCandidates::contains);
     }
   }
 
