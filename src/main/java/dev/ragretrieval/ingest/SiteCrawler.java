@@ -96,7 +96,8 @@ public final class SiteCrawler implements AutoCloseable {
   /**
    * As {@link #crawl}, but the pages come as they are fetched: the sitemap is read first (a sitemap
    * listing no pages fails here), then {@code concurrency} fetches run while the ingest takes pages,
-   * holding at most {@link Stream#BUFFERED} read pages that the ingest has not taken yet.
+   * holding at most {@link Stream#BUFFERED} fetched pages that the ingest has not taken yet (unread:
+   * the ingest parses only the pages that changed).
    */
   public Future<Stream> stream(String url) {
     Future<List<String>> urls = !isSitemap(url) ? Future.succeededFuture(List.of(url))
@@ -116,7 +117,7 @@ public final class SiteCrawler implements AutoCloseable {
    * ingest took the last page.
    */
   public final class Stream implements PageSource {
-    /** Read pages waiting for the ingest at most: fetching pauses beyond this (back-pressure). */
+    /** Fetched pages waiting for the ingest at most: fetching pauses beyond this (back-pressure). */
     static final int BUFFERED = 64;
 
     private final List<String> urls;
