@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
  * instructions are read from the Dockerfile, the container's paths become folders under a fake
  * root, and the ENTRYPOINT + CMD run with the image's ENV. As root with setpriv, the service runs
  * as the image's USER, which can write only to the folders the Dockerfile makes writable: what the
- * read-only root filesystem of k8s/deployment.yaml also allows.
+ * read-only root filesystem of k8s/base/deployment.yaml also allows.
  */
 @DisplayName("the Dockerfile's runtime stage, run without Docker: as its USER, with its ENV, ENTRYPOINT and HEALTHCHECK")
 class ContainerRuntimeIT {
@@ -313,7 +313,7 @@ class ContainerRuntimeIT {
   }
 
   private static int deploymentPort() throws IOException {
-    try (InputStream in = Files.newInputStream(Path.of("k8s", "deployment.yaml"))) {
+    try (InputStream in = Files.newInputStream(Path.of("k8s", "base", "deployment.yaml"))) {
       Deployment deployment = new KubernetesSerialization().unmarshal(in, Deployment.class);
       return deployment.getSpec().getTemplate().getSpec().getContainers().get(0).getPorts().get(0).getContainerPort();
     }

@@ -78,7 +78,7 @@ class K8sKustomizeBuildTest {
     } else {
       RENDERED.add((HasMetadata) parsed);
     }
-    kustomization = new ObjectMapper(new YAMLFactory()).readValue(K8S.resolve("kustomization.yaml").toFile(), Map.class);
+    kustomization = new ObjectMapper(new YAMLFactory()).readValue(K8S.resolve("base").resolve("kustomization.yaml").toFile(), Map.class);
     deployment = only(Deployment.class);
     container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
     podLabels = deployment.getSpec().getTemplate().getMetadata().getLabels();

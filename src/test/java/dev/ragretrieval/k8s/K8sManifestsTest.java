@@ -45,10 +45,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
-/** The manifests under k8s/, loaded into the Kubernetes model classes and checked against the service. */
+/**
+ * The service's manifests (k8s/base, which k8s/ renders), loaded into the Kubernetes model classes
+ * and checked against the service.
+ */
 class K8sManifestsTest {
 
   private static final Path K8S = Path.of("k8s");
+  private static final Path BASE = K8S.resolve("base");
   private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   private static Map<String, Object> kustomization;
@@ -60,10 +64,10 @@ class K8sManifestsTest {
   @BeforeAll
   @SuppressWarnings("unchecked")
   static void load() throws IOException {
-    kustomization = new ObjectMapper(new YAMLFactory()).readValue(K8S.resolve("kustomization.yaml").toFile(), Map.class);
+    kustomization = new ObjectMapper(new YAMLFactory()).readValue(BASE.resolve("kustomization.yaml").toFile(), Map.class);
     for (String file : (List<String>) kustomization.get("resources")) {
-      assertThat(K8S.resolve(file)).as("resource %s", file).isRegularFile();
-      RESOURCES.put(file, loadResource(file));
+      assertThat(BASE.resolve(file)).as("resource %s", file).isRegularFile();
+      RESOURCES.put(file, loadResource(BASE.resolve(file)));
     }
     deployment = only(Deployment.class);
     container = deployment.getSpec().getTemplate().getSpec().getContainers().get(0);
@@ -111,7 +115,7 @@ class K8sManifestsTest {
     List<String> names = new ArrayList<>();
     container.getEnv().stream().map(EnvVar::getName).forEach(names::add);
     names.addAll(generatorLiterals("rag-retrieval-env").keySet());
-    Secret secret = (Secret) loadResource("secret.example.yaml");
+    Secret secret = (Secret) loadResource(K8S.resolve("secret.example.yaml"));
     names.addAll(secret.getStringData().keySet());
 
     assertThat(names).isNotEmpty().allSatisfy(name -> assertThat(known).as("variables the service reads").contains(name));
@@ -129,7 +133,7 @@ class K8sManifestsTest {
   @Test
   @DisplayName("the generated ConfigMap is conf/config.yaml, mounted where RAG_CONFIG points")
   void configFile() throws IOException {
-    assertThat(Files.readString(K8S.resolve("config.yaml"))).isEqualTo(Files.readString(Path.of("conf/config.yaml")));
+    assertThat(Files.readString(BASE.resolve("config.yaml"))).isEqualTo(Files.readString(Path.of("conf/config.yaml")));
     assertThat(generator("rag-retrieval-config").get("files")).isEqualTo(List.of("config.yaml"));
 
     String ragConfig = envValue("RAG_CONFIG");
@@ -216,10 +220,10 @@ class K8sManifestsTest {
 
   // --- helpers ---
 
-  private static HasMetadata loadResource(String file) throws IOException {
-    try (InputStream in = Files.newInputStream(K8S.resolve(file))) {
+  private static HasMetadata loadResource(Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
       Object loaded = SERIALIZATION.unmarshal(in);
-      assertThat(loaded).as(file).isInstanceOf(HasMetadata.class);
+      assertThat(loaded).as("%s", file).isInstanceOf(HasMetadata.class);
       return (HasMetadata) loaded;
     }
   }

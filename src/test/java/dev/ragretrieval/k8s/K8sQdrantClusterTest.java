@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.KubernetesList;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.ByteArrayInputStream;
@@ -24,10 +25,10 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code kubectl apply -k k8s-cluster/}, rendered: the service with the three-node Qdrant component
+ * {@code kubectl apply -k k8s/cluster/}, rendered: the service with the three-node Qdrant component
  * (k8s/qdrant-cluster), whose pieces must point at each other and at the service's settings.
  */
-@DisplayName("kustomize build k8s-cluster/: the service plus a three-node Qdrant cluster")
+@DisplayName("kustomize build k8s/cluster/: the service plus a three-node Qdrant cluster")
 class K8sQdrantClusterTest {
 
   private static final List<HasMetadata> RENDERED = new ArrayList<>();
@@ -36,7 +37,7 @@ class K8sQdrantClusterTest {
   void renderOnce() throws Exception {
     List<String> command = Kustomize.assumeInstalled();
     if (RENDERED.isEmpty()) {
-      String yaml = Kustomize.render(command, Path.of("k8s-cluster"));
+      String yaml = Kustomize.render(command, Path.of("k8s", "cluster"));
       Object parsed = new KubernetesSerialization().unmarshal(new ByteArrayInputStream(yaml.getBytes(StandardCharsets.UTF_8)));
       if (parsed instanceof List<?> list) {
         list.forEach(item -> RENDERED.add((HasMetadata) item));
@@ -96,6 +97,11 @@ class K8sQdrantClusterTest {
     Deployment service = only(Deployment.class);
     assertThat(service.getSpec().getTemplate().getSpec().getContainers().get(0).getEnvFrom())
         .anySatisfy(from -> assertThat(from.getConfigMapRef().getName()).isEqualTo(env.getMetadata().getName()));
+    // so does the nightly ingest, which creates the collections and so must see the layout
+    CronJob ingest = only(CronJob.class);
+    assertThat(ingest.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers().get(0).getEnvFrom())
+        .anySatisfy(from -> assertThat(from.getConfigMapRef() == null ? null : from.getConfigMapRef().getName())
+            .isEqualTo(env.getMetadata().getName()));
   }
 
   @Test
