@@ -22,27 +22,46 @@ public final class ChunkHash {
   public static final String MODEL_KEY = "embedding_model";
   /** The payload key holding {@link Chunker#version()}. */
   public static final String CHUNKER_KEY = "chunker_version";
+  /**
+   * The payload key holding the hash of the page a chunk was read from (its fingerprint, the
+   * ingest source, the model and the chunker): equal on every stored chunk of a page, and their
+   * number equal to {@link #PAGE_CHUNKS_KEY}, a re-ingest reuses them without reading the page.
+   * Not part of the content hash, so an edit elsewhere on the page re-embeds no unchanged chunk.
+   */
+  public static final String PAGE_KEY = "page_hash";
+  /** The payload key holding how many chunks the page had when {@link #PAGE_KEY} was written. */
+  public static final String PAGE_CHUNKS_KEY = "page_chunks";
 
   private ChunkHash() {}
 
   /**
-   * SHA-256 (hex) of the embedded text and the payload without {@link #KEY}, its keys sorted so the
+   * SHA-256 (hex) of the embedded text and the payload without {@link #KEY} and the page keys, its keys sorted so the
    * hash does not depend on their order. The payload must already carry the model and chunker keys.
    */
   public static String of(String embedText, JsonObject payload) {
     Map<String, Object> sorted = new TreeMap<>(payload.getMap());
     sorted.remove(KEY);
-    MessageDigest sha;
-    try {
-      sha = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java runtime has SHA-256", e);
-    }
+    sorted.remove(PAGE_KEY);
+    sorted.remove(PAGE_CHUNKS_KEY);
+    MessageDigest sha = sha();
     // a length prefix keeps the two parts apart whatever they contain
     byte[] text = embedText.getBytes(StandardCharsets.UTF_8);
     sha.update((text.length + ":").getBytes(StandardCharsets.UTF_8));
     sha.update(text);
     sha.update(new JsonObject(sorted).encode().getBytes(StandardCharsets.UTF_8));
     return HexFormat.of().formatHex(sha.digest());
+  }
+
+  /** SHA-256 (hex) of {@code text} in UTF-8. */
+  public static String sha256(String text) {
+    return HexFormat.of().formatHex(sha().digest(text.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static MessageDigest sha() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java runtime has SHA-256", e);
+    }
   }
 }

@@ -28,6 +28,12 @@ import org.jsoup.select.NodeVisitor;
  */
 public final class HtmlReader {
 
+  /**
+   * Goes up whenever a change here reads the same HTML differently: a re-ingest then reads every page
+   * again instead of trusting the chunks stored from the same bytes.
+   */
+  static final int VERSION = 1;
+
   private static final String CONTENT = ".theme-doc-markdown, article, main, [role=main]";
   private static final String NOISE = "script, style, noscript, template, nav, footer, button, form, "
       + "aside:not(.admonition), [role=navigation], [role=search], [role=contentinfo], "

@@ -59,8 +59,8 @@ public final class Ingestor {
   static final Duration RATE_LIMIT_PATIENCE = Duration.ofMinutes(15);
 
   /** The payload keys read back per stored chunk. */
-  private static final List<String> STORED_KEYS =
-      List.of("source_url", ChunkHash.KEY, ChunkHash.MODEL_KEY, ChunkHash.CHUNKER_KEY);
+  private static final List<String> STORED_KEYS = List.of("source_url", ChunkHash.KEY, ChunkHash.MODEL_KEY,
+      ChunkHash.CHUNKER_KEY, ChunkHash.PAGE_KEY, ChunkHash.PAGE_CHUNKS_KEY);
 
   /**
    * How one run behaves; {@code indexedKeys} become payload indexes of a new collection. With a
@@ -235,15 +235,20 @@ public final class Ingestor {
   /** One page on its way: what it had stored, what is still to be written, whether anything failed. */
   private static final class PageState {
     final Page page;
+    /** The page's hash and chunk count, as its points carry them ({@link ChunkHash#PAGE_KEY}). */
+    final JsonObject marker;
     final List<String> ids = new ArrayList<>();
     final Set<String> vanished = new HashSet<>();
     boolean hadStored;
+    /** Some reused point carries an older page marker: the page's points get the new one once stored. */
+    boolean remark;
     int pending;
     int embedded;
     boolean failed;
 
-    PageState(Page page) {
+    PageState(Page page, JsonObject marker) {
       this.page = page;
+      this.marker = marker;
     }
   }
 
@@ -254,8 +259,8 @@ public final class Ingestor {
   private final class Run {
     private final Context context;
     private final PageSource source;
-    /** Every page taken from the source so far. */
-    private final List<Page> pages = new ArrayList<>();
+    /** The source URL of every page taken from the source so far (read, skipped as unchanged, or failed). */
+    private final Set<String> pages = new LinkedHashSet<>();
     private final Options options;
     private final int batchSize;
     private final RateBudget budget;
@@ -383,7 +388,6 @@ public final class Ingestor {
           prepareDone();
           return Future.<Void>succeededFuture();
         }
-        pages.addAll(group);
         return prepare(group).compose(v -> prepare());
       });
     }
@@ -396,38 +400,131 @@ public final class Ingestor {
       wake();
     }
 
-    /** A group's pages chunked, and their chunks' keyword tokens when counted. */
-    private record Chunked(List<List<Chunk>> chunks, long keywordTokens) {}
+    /** A group's pages read and chunked (null: no text, or unreadable), and their chunks' keyword tokens when counted. */
+    private record Chunked(List<Page> pages, List<List<Chunk>> chunks, List<String> unreadable, long keywordTokens) {}
 
-    private Future<Void> prepare(List<Page> group) {
+    /**
+     * Reads what is stored for the group's pages first: a page whose points all carry its current
+     * page hash, as many as it had chunks, is reused as it is, without being read or chunked. The
+     * others are read, chunked and compared chunk by chunk.
+     */
+    private Future<Void> prepare(List<SourcePage> group) {
       // the keyword lengths matter only until the collection exists (a new one keeps their average)
       boolean measure = collectionReady == null;
-      return here(vertx.executeBlocking(() -> {
-            List<List<Chunk>> chunks = group.stream().map(chunker::chunk).toList();
-            long tokens = measure ? chunks.stream().flatMap(List::stream)
-                .mapToLong(chunk -> KeywordAnalysis.tokens(KeywordText.of(chunk.payload())).size()).sum() : 0;
-            return new Chunked(chunks, tokens);
-          }, false))
-          .compose(chunked -> stored(group).map(stored -> {
-            if (measure) {
-              keywordTokens += chunked.keywordTokens();
-              keywordChunks += chunked.chunks().stream().mapToInt(List::size).sum();
+      return stored(group.stream().map(SourcePage::sourceUrl).toList()).compose(stored -> {
+        List<SourcePage> changed = new ArrayList<>();
+        for (SourcePage page : group) {
+          Map<String, JsonObject> before = stored.get(page.sourceUrl());
+          if (unchanged(before, pageHash(page))) {
+            pages.add(page.sourceUrl());
+            total += before.size();
+            reused += before.size();
+            pagesUnchanged++;
+          } else {
+            changed.add(page);
+          }
+        }
+        report();
+        if (changed.isEmpty()) {
+          return Future.<Void>succeededFuture();
+        }
+        return here(vertx.executeBlocking(() -> read(changed, measure), false)).map(chunked -> {
+          if (measure) {
+            keywordTokens += chunked.keywordTokens();
+            keywordChunks += chunked.chunks().stream().filter(c -> c != null).mapToInt(List::size).sum();
+          }
+          chunked.unreadable().forEach(error -> errors.add(ErrorCode.INVALID_REQUEST + ": " + error));
+          for (int i = 0; i < changed.size(); i++) {
+            SourcePage source = changed.get(i);
+            Page page = chunked.pages().get(i);
+            if (page == null) {
+              // unreadable: counted as failed and kept (a mirroring run does not remove it)
+              if (chunked.chunks().get(i) != null) {
+                pages.add(source.sourceUrl());
+                failedPages.add(source.sourceUrl());
+              }
+              continue;
             }
-            for (int i = 0; i < group.size(); i++) {
-              plan(group.get(i), chunked.chunks().get(i), stored.get(group.get(i).sourceUrl()));
-            }
-            wake();
-            report();
-            return (Void) null;
-          }));
+            pages.add(page.sourceUrl());
+            List<Chunk> chunks = chunked.chunks().get(i);
+            JsonObject marker = new JsonObject().put(ChunkHash.PAGE_KEY, pageHash(source))
+                .put(ChunkHash.PAGE_CHUNKS_KEY, chunks.size());
+            plan(page, marker, chunks, stored.get(page.sourceUrl()));
+          }
+          wake();
+          report();
+          return (Void) null;
+        });
+      });
+    }
+
+    /**
+     * On a worker: reads and chunks each page. A page without text gives null for both; one that
+     * cannot be read gives a null page and an empty chunk list, and its reason.
+     */
+    private Chunked read(List<SourcePage> group, boolean measure) {
+      List<Page> read = new ArrayList<>(group.size());
+      List<List<Chunk>> chunks = new ArrayList<>(group.size());
+      List<String> unreadable = new ArrayList<>();
+      long tokens = 0;
+      for (SourcePage source : group) {
+        Page page;
+        try {
+          page = source.reader().call();
+        } catch (Exception e) {
+          unreadable.add("cannot read " + source.sourceUrl() + " (" + e.getMessage() + ")");
+          read.add(null);
+          chunks.add(List.of());
+          continue;
+        }
+        if (page.sections().isEmpty()) {
+          read.add(null);
+          chunks.add(null);
+          continue;
+        }
+        List<Chunk> pageChunks = chunker.chunk(page);
+        if (measure) {
+          tokens += pageChunks.stream()
+              .mapToLong(chunk -> KeywordAnalysis.tokens(KeywordText.of(chunk.payload())).size()).sum();
+        }
+        read.add(page);
+        chunks.add(pageChunks);
+      }
+      return new Chunked(read, chunks, unreadable, tokens);
+    }
+
+    /** What a page's points carry when they were written from this very page by this run's model, chunker and source. */
+    private String pageHash(SourcePage page) {
+      return ChunkHash.sha256(page.fingerprint() + "\n" + (options.source() == null ? "" : options.source())
+          + "\n" + model + "\n" + chunker.version());
+    }
+
+    /**
+     * Whether the stored points are exactly what reading the page again would leave: every one
+     * carries the page hash (so the same bytes, model, chunker and source) and its content hash,
+     * and there are as many as the page had chunks (a run killed midway left fewer).
+     */
+    private boolean unchanged(Map<String, JsonObject> stored, String pageHash) {
+      if (stored == null || stored.isEmpty()) {
+        return false;
+      }
+      for (JsonObject point : stored.values()) {
+        Object count = point.getValue(ChunkHash.PAGE_CHUNKS_KEY);
+        if (!pageHash.equals(point.getString(ChunkHash.PAGE_KEY)) || !(count instanceof Number n)
+            || n.longValue() != stored.size() || point.getString(ChunkHash.KEY) == null
+            || !model.equals(point.getString(ChunkHash.MODEL_KEY))
+            || !chunker.version().equals(point.getString(ChunkHash.CHUNKER_KEY))) {
+          return false;
+        }
+      }
+      return true;
     }
 
     /** The chunks stored for the group's pages, by source_url, then id; empty in a new collection. */
-    private Future<Map<String, Map<String, JsonObject>>> stored(List<Page> group) {
+    private Future<Map<String, Map<String, JsonObject>>> stored(List<String> urls) {
       if (collectionMissing) {
         return Future.succeededFuture(Map.of());
       }
-      List<String> urls = group.stream().map(Page::sourceUrl).toList();
       return attempt(() -> here(store.storedChunks(options.collection(), urls, STORED_KEYS,
               Deadline.in(options.embedTimeout()))), 1)
           .map(chunks -> {
@@ -449,8 +546,8 @@ public final class Ingestor {
     }
 
     /** Decides per chunk: reuse the stored point, or embed it again; notes which stored points vanish. */
-    private void plan(Page page, List<Chunk> chunks, Map<String, JsonObject> stored) {
-      PageState state = new PageState(page);
+    private void plan(Page page, JsonObject marker, List<Chunk> chunks, Map<String, JsonObject> stored) {
+      PageState state = new PageState(page, marker);
       Map<String, JsonObject> before = stored == null ? Map.of() : stored;
       state.hadStored = !before.isEmpty();
       state.vanished.addAll(before.keySet());
@@ -459,7 +556,7 @@ public final class Ingestor {
         if (options.source() != null) {
           payload.put(VectorStore.INGEST_SOURCE, options.source());
         }
-        payload.put(ChunkHash.MODEL_KEY, model).put(ChunkHash.CHUNKER_KEY, chunker.version());
+        payload.put(ChunkHash.MODEL_KEY, model).put(ChunkHash.CHUNKER_KEY, chunker.version()).mergeIn(marker);
         String hash = ChunkHash.of(chunk.embedText(), payload);
         payload.put(ChunkHash.KEY, hash);
         total++;
@@ -468,6 +565,8 @@ public final class Ingestor {
         JsonObject old = before.get(chunk.pointId());
         if (old != null && hash.equals(old.getString(ChunkHash.KEY))) {
           reused++;
+          state.remark |= !marker.getValue(ChunkHash.PAGE_KEY).equals(old.getValue(ChunkHash.PAGE_KEY))
+              || !(old.getValue(ChunkHash.PAGE_CHUNKS_KEY) instanceof Number n) || n.intValue() != chunks.size();
           continue;
         }
         if (old != null) {
@@ -641,7 +740,7 @@ public final class Ingestor {
       Future<Void> stale = page.vanished.isEmpty() || collectionMissing ? Future.succeededFuture()
           : attempt(() -> here(store.deleteStale(options.collection(), page.page.sourceUrl(), page.ids,
               Deadline.in(options.embedTimeout()))), 1);
-      return stale.transform(done -> {
+      return stale.compose(v -> mark(page)).transform(done -> {
         if (done.failed()) {
           ServiceException error = ServiceException.from(done.cause());
           errors.add(error.code() + ": " + error.getMessage());
@@ -658,6 +757,24 @@ public final class Ingestor {
         }
         return Future.succeededFuture();
       });
+    }
+
+    /**
+     * Gives every point of a page the page's current marker when some reused point had an older one
+     * (the page changed elsewhere, or was stored before page hashes existed), so the next run can
+     * skip reading it. Without it, the next run reads the page again and stores nothing new.
+     */
+    private Future<Void> mark(PageState page) {
+      if (!page.remark || collectionMissing) {
+        return Future.succeededFuture();
+      }
+      return attempt(() -> here(store.setPagePayload(options.collection(), page.page.sourceUrl(), page.marker,
+              Deadline.in(options.embedTimeout()))), 1)
+          .recover(err -> {
+            notices.add("pages not marked as read (they are read again next run): "
+                + ServiceException.from(err).getMessage());
+            return Future.succeededFuture();
+          });
     }
 
     /** Creates a missing collection with the embedder's vector size (once); refuses a mismatched one. */
@@ -716,7 +833,7 @@ public final class Ingestor {
       }
       Set<String> present = new HashSet<>(options.alsoPresent());
       present.addAll(source.alsoPresent());
-      pages.forEach(page -> present.add(page.sourceUrl()));
+      present.addAll(pages);
       return here(store.deleteMissing(options.collection(), options.source(), present))
           .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
               ? Future.succeededFuture(List.of()) : Future.failedFuture(err));

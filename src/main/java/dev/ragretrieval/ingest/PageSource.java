@@ -6,12 +6,12 @@ import java.util.Set;
 
 /**
  * Pages as they become available, so an ingest can chunk and embed the first pages of a site while
- * the rest are still being fetched. {@link #next} answers the next pages (at most {@code max}),
+ * the rest are still being fetched. Pages come unread: the ingest reads only those that changed. {@link #next} answers the next pages (at most {@code max}),
  * waiting for at least one, or an empty list once there are no more.
  */
 public interface PageSource {
 
-  Future<List<Page>> next(int max);
+  Future<List<SourcePage>> next(int max);
 
   /**
    * Source URLs that count as present although they gave no page (fetches that failed for now): a
@@ -23,13 +23,13 @@ public interface PageSource {
 
   /** The pages of a list, in order. */
   static PageSource of(List<Page> pages) {
-    List<Page> all = List.copyOf(pages);
+    List<SourcePage> all = pages.stream().map(SourcePage::of).toList();
     return new PageSource() {
       private int next;
 
       @Override
-      public synchronized Future<List<Page>> next(int max) {
-        List<Page> group = all.subList(next, Math.min(next + max, all.size()));
+      public synchronized Future<List<SourcePage>> next(int max) {
+        List<SourcePage> group = all.subList(next, Math.min(next + max, all.size()));
         next += group.size();
         return Future.succeededFuture(List.copyOf(group));
       }

@@ -96,7 +96,8 @@ public final class SiteCrawler implements AutoCloseable {
   /**
    * As {@link #crawl}, but the pages come as they are fetched: the sitemap is read first (a sitemap
    * listing no pages fails here), then {@code concurrency} fetches run while the ingest takes pages,
-   * holding at most {@link Stream#BUFFERED} read pages that the ingest has not taken yet.
+   * holding at most {@link Stream#BUFFERED} fetched pages that the ingest has not taken yet (unread:
+   * the ingest parses only the pages that changed).
    */
   public Future<Stream> stream(String url) {
     Future<List<String>> urls = !isSitemap(url) ? Future.succeededFuture(List.of(url))
@@ -111,14 +112,17 @@ public final class SiteCrawler implements AutoCloseable {
     });
   }
 
-  /** Pages fetched in the background for an ingest; {@link #failed()} is complete once the ingest took the last page. */
+  /**
+   * Pages fetched in the background for an ingest, unread; {@link #failed()} is complete once the
+   * ingest took the last page.
+   */
   public final class Stream implements PageSource {
-    /** Read pages waiting for the ingest at most: fetching pauses beyond this (back-pressure). */
+    /** Fetched pages waiting for the ingest at most: fetching pauses beyond this (back-pressure). */
     static final int BUFFERED = 64;
 
     private final List<String> urls;
     private final AtomicInteger nextUrl = new AtomicInteger();
-    private final java.util.ArrayDeque<Page> ready = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<SourcePage> ready = new java.util.ArrayDeque<>();
     private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
     private int lanesRunning;
     private Promise<Void> pageArrived;
@@ -156,8 +160,8 @@ public final class SiteCrawler implements AutoCloseable {
     }
 
     @Override
-    public Future<List<Page>> next(int max) {
-      List<Page> taken = new ArrayList<>();
+    public Future<List<SourcePage>> next(int max) {
+      List<SourcePage> taken = new ArrayList<>();
       List<Runnable> resume;
       Future<Void> wait = null;
       synchronized (this) {
@@ -184,14 +188,15 @@ public final class SiteCrawler implements AutoCloseable {
         return;
       }
       String url = urls.get(i);
+      // the page is read (parsed) by the ingest, and only when its fingerprint says it changed
       fetch(url)
-          .compose(html -> vertx.executeBlocking(() -> HtmlReader.read(url, html), false))
+          .compose(html -> vertx.executeBlocking(() -> SourcePage.html(url, html), false))
           .onComplete(done -> {
             boolean pause = false;
             if (done.failed()) {
               ServiceException error = ServiceException.from(done.cause());
               failures.add(new Failure(url, error.getMessage(), error.retryable()));
-            } else if (!done.result().sections().isEmpty()) {
+            } else {
               synchronized (this) {
                 ready.addLast(done.result());
                 pause = ready.size() >= BUFFERED;

@@ -116,6 +116,17 @@ public interface VectorStore {
   }
 
   /**
+   * Sets the payload keys of {@code fields} on every point whose payload source_url equals
+   * {@code sourceUrl}, leaving their vectors and other keys as they are (an ingest marks a page's
+   * points with the page they were read from). A missing collection is COLLECTION_NOT_FOUND.
+   */
+  default Future<Void> setPagePayload(String collection, String sourceUrl, io.vertx.core.json.JsonObject fields,
+      Deadline deadline) {
+    return Future.failedFuture(new dev.ragretrieval.error.ServiceException(dev.ragretrieval.error.ErrorCode.UPSTREAM_ERROR,
+        "this vector store cannot set payload keys"));
+  }
+
+  /**
    * Succeeds when a write to {@code collection} could start now (before an ingest does any work);
    * fails with a reason and what to do. Stores without such a check succeed.
    */

@@ -64,7 +64,7 @@ public final class StandIns {
     }
     vertx.createHttpServer()
         .requestHandler(request -> request.response().putHeader("Content-Type", "application/json")
-            .end(new JsonObject().put("calls", cohere.callCount()).put("inputs", cohere.inputCount()).encode()))
+            .end(control(request.path(), qdrant, cohere).encode()))
         .listen(controlPort, "127.0.0.1")
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     System.out.println("ready");
@@ -73,6 +73,36 @@ public final class StandIns {
       // the bench holds our stdin open while it needs us
     }
     vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  /**
+   * The control port: {@code /points/C} answers collection C's point ids with their
+   * {@code content_hash} and {@code page_hash} (the ingest bench compares collections);
+   * {@code /fail429} makes Cohere answer the next 3 calls 429 with Retry-After 1; anything else
+   * answers the counts: embed calls and inputs, Qdrant write calls.
+   */
+  private static JsonObject control(String path, QdrantTestServer qdrant, CohereTestServer cohere) {
+    if (path.startsWith("/points/")) {
+      String collection = path.substring("/points/".length());
+      JsonObject points = new JsonObject();
+      if (qdrant.collectionExists(collection)) {
+        for (String id : qdrant.ids(collection)) {
+          var payload = qdrant.payload(collection, id);
+          points.put(id, text(payload.get("content_hash")) + "/" + text(payload.get("page_hash")));
+        }
+      }
+      return points;
+    }
+    if (path.equals("/fail429")) {
+      cohere.failNext(3, 429, "1");
+    }
+    return new JsonObject().put("calls", cohere.callCount()).put("inputs", cohere.inputCount())
+        .put("upserts", qdrant.callCount("Upsert")).put("deletes", qdrant.callCount("Delete"))
+        .put("set_payloads", qdrant.callCount("SetPayload"));
+  }
+
+  private static String text(io.qdrant.client.grpc.JsonWithInt.Value value) {
+    return value == null ? "" : value.getStringValue();
   }
 
   /**

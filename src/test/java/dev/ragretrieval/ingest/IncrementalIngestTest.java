@@ -102,6 +102,27 @@ class IncrementalIngestTest {
     };
   }
 
+  /** The pages as a source that counts how many of them the ingest reads (parses). */
+  private static PageSource counting(List<Page> pages, AtomicInteger reads) {
+    List<Page> all = List.copyOf(pages);
+    return new PageSource() {
+      private int next;
+
+      @Override
+      public synchronized Future<List<SourcePage>> next(int max) {
+        List<SourcePage> group = new ArrayList<>();
+        for (; next < all.size() && group.size() < max; next++) {
+          SourcePage page = SourcePage.of(all.get(next));
+          group.add(new SourcePage(page.sourceUrl(), page.fingerprint(), () -> {
+            reads.incrementAndGet();
+            return page.reader().call();
+          }));
+        }
+        return Future.succeededFuture(group);
+      }
+    };
+  }
+
   private static Ingestor.Options options() {
     return Ingestor.Options.of(COLLECTION, false, KEYS).withBatchSize(8);
   }
@@ -122,8 +143,9 @@ class IncrementalIngestTest {
     int deletesBefore = qdrant == null ? 0 : qdrant.callCount("Delete");
     List<String> commitsBefore = commits();
     embedCalls.set(0);
+    AtomicInteger reads = new AtomicInteger();
 
-    Ingestor.Summary second = await(ingestor(counted()).ingest(pages, options()));
+    Ingestor.Summary second = await(ingestor(counted()).ingest(counting(pages, reads), options()));
 
     assertThat(second.ok()).isTrue();
     assertThat(embedCalls.get()).as("embed calls: the one-text check only").isEqualTo(1);
@@ -133,9 +155,11 @@ class IncrementalIngestTest {
     assertThat(second.reused()).isEqualTo(first.chunks());
     assertThat(second.pagesUnchanged()).isEqualTo(pages.size());
     assertThat(second.pagesChanged() + second.pagesNew()).isZero();
+    assertThat(reads.get()).as("pages read and chunked: their stored page hashes matched").isZero();
     if (qdrant != null) {
       assertThat(qdrant.callCount("Upsert")).isEqualTo(upsertsBefore);
       assertThat(qdrant.callCount("Delete")).isEqualTo(deletesBefore);
+      assertThat(qdrant.callCount("SetPayload")).isZero();
       assertThat(qdrant.callCount("Scroll")).isPositive();
     } else {
       assertThat(commits()).as("Lucene commits").isEqualTo(commitsBefore);
@@ -183,6 +207,50 @@ class IncrementalIngestTest {
     assertThat(second.pagesChanged()).isEqualTo(1);
     assertThat(second.pagesUnchanged()).isEqualTo(1);
     assertThat(hashes()).hasSize(newChunks.size() + 1);
+    // the edited page's reused chunks got its new page hash, so the next run reads no page at all
+    assertThat(hashes().values()).extracting(h -> h.split("/")[1]).doesNotContainNull().doesNotContain("null");
+    if (qdrant != null) {
+      assertThat(qdrant.callCount("SetPayload")).isEqualTo(1);
+    }
+    long textsAfter = cohere.inputCount();
+    List<String> commitsBefore = commits();
+    AtomicInteger reads = new AtomicInteger();
+    Ingestor.Summary third = await(ingestor(counted()).ingest(counting(changed, reads), options()));
+    assertThat(third.ok()).isTrue();
+    assertThat(reads.get()).isZero();
+    assertThat(third.reused()).isEqualTo(third.chunks()).isEqualTo(newChunks.size() + 1);
+    assertThat(cohere.inputCount() - textsAfter).isEqualTo(1);
+    if (qdrant != null) {
+      assertThat(qdrant.callCount("SetPayload")).isEqualTo(1);
+    } else {
+      assertThat(commits()).isEqualTo(commitsBefore);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"qdrant", "embedded"})
+  @DisplayName("points stored without page hashes (an older ingest) are marked once, embedding nothing; then no page is read")
+  void olderPointsAreMarkedOnce(String kind) throws Exception {
+    start(kind);
+    List<Page> pages = SampleBook.pages().subList(0, 4);
+    await(ingestor(counted()).ingest(pages, options()));
+    // as an ingest before page hashes wrote them: the same points, the page keys absent
+    Map<String, String> before = hashes();
+    for (Page page : pages) {
+      await(store.setPagePayload(COLLECTION, page.sourceUrl(), new io.vertx.core.json.JsonObject()
+          .put(ChunkHash.PAGE_KEY, "older").put(ChunkHash.PAGE_CHUNKS_KEY, 0), Deadline.inMillis(10_000)));
+    }
+    AtomicInteger reads = new AtomicInteger();
+    Ingestor.Summary second = await(ingestor(counted()).ingest(counting(pages, reads), options()));
+    assertThat(second.ok()).isTrue();
+    assertThat(reads.get()).isEqualTo(pages.size());
+    assertThat(second.embedded()).isZero();
+    assertThat(second.pagesUnchanged()).isEqualTo(pages.size());
+    assertThat(hashes()).isEqualTo(before);
+    reads.set(0);
+    Ingestor.Summary third = await(ingestor(counted()).ingest(counting(pages, reads), options()));
+    assertThat(reads.get()).isZero();
+    assertThat(third.reused()).isEqualTo(third.chunks());
   }
 
   @ParameterizedTest(name = "{0}")
@@ -203,8 +271,11 @@ class IncrementalIngestTest {
     int stored = hashes().size();
     assertThat(stored).isEqualTo(4 * 8);
 
-    Ingestor.Summary rerun = await(ingestor(counted()).ingest(pages, options));
+    AtomicInteger reads = new AtomicInteger();
+    Ingestor.Summary rerun = await(ingestor(counted()).ingest(counting(pages, reads), options));
     assertThat(rerun.ok()).isTrue();
+    // pages fully stored before the stop are not read again; the one stopped midway and the rest are
+    assertThat(reads.get()).isLessThan(pages.size());
     assertThat(rerun.reused()).isEqualTo(stored);
     assertThat(rerun.embedded()).isEqualTo(rerun.chunks() - stored);
     Map<String, String> resumed = hashes();
@@ -248,7 +319,7 @@ class IncrementalIngestTest {
     assertThat(summary.notices()).anySatisfy(n -> assertThat(n).contains("rate-limited this run (429)"));
   }
 
-  /** Point id -> content hash, as the store holds them. */
+  /** Point id -> "content hash/page hash/page chunks", as the store holds them. */
   private Map<String, String> hashes() throws Exception {
     return hashes(COLLECTION);
   }
@@ -256,10 +327,11 @@ class IncrementalIngestTest {
   private Map<String, String> hashes(String collection) throws Exception {
     List<String> urls = List.copyOf(await(store.facet(collection, "source_url", 10_000, Deadline.inMillis(10_000)))
         .stream().map(f -> String.valueOf(f.value())).toList());
-    List<StoredChunk> chunks = await(store.storedChunks(collection, urls, List.of(ChunkHash.KEY),
-        Deadline.inMillis(10_000)));
+    List<StoredChunk> chunks = await(store.storedChunks(collection, urls,
+        List.of(ChunkHash.KEY, ChunkHash.PAGE_KEY, ChunkHash.PAGE_CHUNKS_KEY), Deadline.inMillis(10_000)));
     Map<String, String> out = new TreeMap<>();
-    chunks.forEach(c -> out.put(c.id(), c.fields().getString(ChunkHash.KEY)));
+    chunks.forEach(c -> out.put(c.id(), c.fields().getString(ChunkHash.KEY) + "/"
+        + c.fields().getValue(ChunkHash.PAGE_KEY) + "/" + c.fields().getValue(ChunkHash.PAGE_CHUNKS_KEY)));
     return out;
   }
 

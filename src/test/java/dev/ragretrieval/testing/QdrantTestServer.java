@@ -53,7 +53,7 @@ import java.util.function.Supplier;
  * amounts to; LangChain4j's store calls it), Upsert (dense or legacy data vectors; sparse vectors
  * as indices/values or as a {@code Document} with model {@code qdrant/bm25} and its BM25 options,
  * inferred as Qdrant does: {@link QdrantTestBm25}),
- * Delete (ids or filter), Count, CreateFieldIndex, Facet, Scroll (filter, offset, limit, with_payload,
+ * Delete (ids or filter), SetPayload (filter), Count, CreateFieldIndex, Facet, Scroll (filter, offset, limit, with_payload,
  * with_vectors; id order and next_page_offset as Qdrant). Filters: must / must_not / should /
  * min_should, nested filters, HasId, is_empty, is_null, keyword / integer / boolean matches,
  * keywords / integers (any of), except matches and numeric ranges. Every other RPC answers
@@ -370,6 +370,7 @@ public final class QdrantTestServer {
     bind("Points", VxPointsGrpcService.CreateFieldIndex, store::createFieldIndex);
     bind("Points", VxPointsGrpcService.Facet, store::facet);
     bind("Points", VxPointsGrpcService.Scroll, store::scroll);
+    bind("Points", VxPointsGrpcService.SetPayload, store::setPayload);
   }
 
   /** Every bound RPC goes through the same gate: count, api key, injected failure, delay, then the store. */

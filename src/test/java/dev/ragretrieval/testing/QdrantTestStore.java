@@ -364,6 +364,25 @@ final class QdrantTestStore {
     return completed();
   }
 
+  /** SetPayload by filter: the given keys replace those of each matching point; vectors and other keys stay. */
+  synchronized PointsOperationResponse setPayload(io.qdrant.client.grpc.Points.SetPayloadPoints request) {
+    orderings.add(request.getOrdering().getType());
+    TestCollection c = collection(request.getCollectionName());
+    if (!request.hasPointsSelector() || !request.getPointsSelector().hasFilter()) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: this stand-in sets payload by filter only");
+    }
+    Filter filter = request.getPointsSelector().getFilter();
+    c.points.replaceAll((key, p) -> {
+      if (!QdrantTestFilters.matches(filter, p.id(), p.payload())) {
+        return p;
+      }
+      Map<String, Value> payload = new LinkedHashMap<>(p.payload());
+      payload.putAll(request.getPayloadMap());
+      return new StoredPoint(p.id(), p.vector(), payload, p.sparse());
+    });
+    return completed();
+  }
+
   synchronized CountResponse countPoints(CountPoints request) {
     TestCollection c = collection(request.getCollectionName());
     long n = c.points.values().stream()

@@ -216,6 +216,14 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   @Override
+  public Future<Void> setPagePayload(String collection, String sourceUrl, JsonObject fields, Deadline deadline) {
+    return run("set_payload", deadline, () -> {
+      existing(collection).setPayload("source_url", sourceUrl, fields);
+      return null;
+    });
+  }
+
+  @Override
   public Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline) {
     return run("facet", deadline, () -> {
       if (deadline.expired()) {

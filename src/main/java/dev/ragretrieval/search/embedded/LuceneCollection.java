@@ -236,6 +236,37 @@ final class LuceneCollection implements AutoCloseable {
     }, List.of());
   }
 
+  /**
+   * Sets {@code fields} in the payload of every point whose payload {@code key} is {@code value}:
+   * each is written again with its own vector (Lucene changes a document by replacing it).
+   */
+  void setPayload(String key, String value, JsonObject fields) throws IOException {
+    Query query = new TermQuery(new Term(KEY_PREFIX + key, value));
+    List<Point> changed = read(searcher -> {
+      int hits = searcher.count(query);
+      List<Point> points = new ArrayList<>(hits);
+      if (hits == 0) {
+        return points;
+      }
+      List<LeafReaderContext> leaves = searcher.getIndexReader().leaves();
+      for (ScoreDoc hit : searcher.search(query, hits).scoreDocs) {
+        Document stored = searcher.storedFields().document(hit.doc, Set.of(ID, PAYLOAD));
+        LeafReaderContext leaf = leaves.get(ReaderUtil.subIndex(hit.doc, leaves));
+        FloatVectorValues values = leaf.reader().getFloatVectorValues(VECTOR);
+        int local = hit.doc - leaf.docBase;
+        if (values == null || values.advance(local) != local) {
+          continue; // no vector: nothing a search would find, nothing to keep
+        }
+        JsonObject payload = new JsonObject(stored.get(PAYLOAD)).mergeIn(fields);
+        points.add(new Point(stored.get(ID), values.vectorValue().clone(), payload));
+      }
+      return points;
+    }, List.of());
+    if (!changed.isEmpty()) {
+      upsert(changed);
+    }
+  }
+
   List<ScoredPoint> search(float[] vector, int limit, float threshold, Map<String, List<Object>> filter)
       throws IOException {
     int candidates = Math.max(limit * 4, 40);

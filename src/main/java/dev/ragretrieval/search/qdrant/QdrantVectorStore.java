@@ -49,6 +49,7 @@ import io.qdrant.client.grpc.Points.QueryBatchPoints;
 import io.qdrant.client.grpc.Points.QueryPoints;
 import io.qdrant.client.grpc.Points.RetrievedPoint;
 import io.qdrant.client.grpc.Points.ScrollPoints;
+import io.qdrant.client.grpc.Points.SetPayloadPoints;
 import io.qdrant.client.grpc.Points.UpsertPoints;
 import io.qdrant.client.grpc.Points.Vector;
 import io.qdrant.client.grpc.Points.VectorInput;
@@ -402,6 +403,20 @@ public final class QdrantVectorStore implements VectorStore {
         .setWithPayload(WithPayloadSelector.newBuilder().setInclude(PayloadIncludeSelector.newBuilder().addAllFields(keys)))
         .setWithVectors(WithVectorsSelector.newBuilder().setEnable(false));
     return scroll(scroll, new ArrayList<>(), deadline);
+  }
+
+  @Override
+  public Future<Void> setPagePayload(String collection, String sourceUrl, io.vertx.core.json.JsonObject fields,
+      Deadline deadline) {
+    SetPayloadPoints set = SetPayloadPoints.newBuilder()
+        .setCollectionName(collection)
+        .setWait(true)
+        .setOrdering(consistency.ordering())
+        .putAllPayload(QdrantPayloads.toPayload(fields))
+        .setPointsSelector(PointsSelector.newBuilder().setFilter(QdrantFilters.staleChunks(sourceUrl, List.of())))
+        .build();
+    return upstream.call("set_payload", deadline,
+        budget -> channel.call(VxPointsGrpcClient.SetPayload, set, budget, collection)).mapEmpty();
   }
 
   /** One Scroll call after another, each starting where the last said the next page begins. */
