@@ -1,5 +1,6 @@
 package dev.ragretrieval.cli;
 
+import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -65,13 +66,22 @@ public final class IngestCommand implements Callable<Integer> {
     this.cli = cli;
   }
 
+  /**
+   * Under a texts-per-minute budget the embedder retries nothing itself: the ingest sends each call
+   * again (after a 429's Retry-After, or a backoff), and books every send in the budget, retries
+   * included. The provider's own retries would send texts the budget never saw.
+   */
+  static AppConfig paced(AppConfig config) {
+    return config.ingest().embedRatePerMinute().isPresent() ? config.withEmbeddingAttempts(1) : config;
+  }
+
   /** What the argument names, decided before anything starts. */
   private record Source(String id, boolean web, boolean mirrored) {}
 
   @Override
   public Integer call() {
     Source from = classify();
-    try (Services services = Services.start(cli, false)) {
+    try (Services services = Services.start(cli, false, false, IngestCommand::paced)) {
       String target = collection != null ? collection : services.config.qdrant().collection();
       EmbedResponse check = Services.await(Preflight.check(services.config.qdrant(), services.store(),
           services.embeddings()::embed, target, recreate), Services.STARTUP);

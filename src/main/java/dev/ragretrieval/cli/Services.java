@@ -15,6 +15,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -56,10 +57,15 @@ final class Services implements AutoCloseable {
 
   /** {@code readOnly}: the embedded store refuses writes once the sample book (if asked) is in. */
   static Services start(CliEnvironment cli, boolean sampleBook, boolean readOnly) {
+    return start(cli, sampleBook, readOnly, UnaryOperator.identity());
+  }
+
+  /** {@code adjust}: what the command changes in the loaded settings before anything starts. */
+  static Services start(CliEnvironment cli, boolean sampleBook, boolean readOnly, UnaryOperator<AppConfig> adjust) {
     Vertx vertx = Vertx.vertx();
     Services services = null;
     try {
-      AppConfig config = await(ConfigLoader.load(vertx, cli.env()), Duration.ofSeconds(30));
+      AppConfig config = adjust.apply(await(ConfigLoader.load(vertx, cli.env()), Duration.ofSeconds(30)));
       // one-shot commands keep stdout for their answer: only warnings unless asked otherwise, on stderr
       String level = cli.env().containsKey("RAG_LOG_LEVEL") ? config.logging().level() : "WARN";
       Logging.configure(new AppConfig.Logging(level, config.logging().format(), config.logging().logQueryText()));

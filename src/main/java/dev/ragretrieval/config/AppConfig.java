@@ -26,6 +26,14 @@ public record AppConfig(
     this(http, security, qdrant, embedding, retrieval, store, logging, Ingest.DEFAULT, Tracing.DEFAULT);
   }
 
+  /** The same settings, with the embedder making at most {@code maxAttempts} attempts of each call itself. */
+  public AppConfig withEmbeddingAttempts(int maxAttempts) {
+    Embedding e = embedding;
+    return new AppConfig(http, security, qdrant, new Embedding(e.provider(), e.timeout(), maxAttempts, e.initialBackoff(),
+        e.maxBackoff(), e.cohere(), e.openai(), e.local(), e.queryCacheSize(), e.circuit(), e.caCert()),
+        retrieval, store, logging, ingest, tracing);
+  }
+
   public record Http(
       int port,
       String host,

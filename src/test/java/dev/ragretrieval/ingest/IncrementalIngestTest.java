@@ -36,6 +36,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -62,8 +63,13 @@ class IncrementalIngestTest {
   private final AtomicInteger embedCalls = new AtomicInteger();
 
   private void start(String kind) throws Exception {
+    start(kind, 2);
+  }
+
+  /** {@code attempts}: how many times the provider itself sends each call. */
+  private void start(String kind, int attempts) throws Exception {
     cohere = await(CohereTestServer.start(vertx, "k", DIM));
-    provider = EmbeddingProviders.create(vertx, EmbeddingTestConfigs.cohere(cohere.baseUrl(), "k", DIM, 2),
+    provider = EmbeddingProviders.create(vertx, EmbeddingTestConfigs.cohere(cohere.baseUrl(), "k", DIM, attempts),
         RagMetrics.detached());
     await(EmbeddingVerticle.deploy(vertx, provider));
     if (kind.equals("qdrant")) {
@@ -317,6 +323,31 @@ class IncrementalIngestTest {
     assertThat(hashes()).hasSize(summary.chunks());
     assertThat(summary.textsSent()).isGreaterThan(summary.chunks());
     assertThat(summary.notices()).anySatisfy(n -> assertThat(n).contains("rate-limited this run (429)"));
+  }
+
+  @Test
+  @DisplayName("under a rate budget, with the provider's own retries off (as ingest runs then), every text the embedder received was booked")
+  void budgetSeesEveryTextSent() throws Exception {
+    start("qdrant", 1);
+    List<Page> pages = SampleBook.pages().subList(0, 4);
+    EmbeddingClient client = new EmbeddingClient(vertx);
+    // call 1 is the run's one-text check; the first batch gets 429 twice, the second a 503: each
+    // is sent again by the ingest
+    Ingestor ingestor = ingestor((texts, type, deadline) -> {
+      int call = embedCalls.incrementAndGet();
+      if (call == 2) {
+        cohere.failNext(2, 429, "1");
+      } else if (call == 5) {
+        cohere.failNext(1, 503, null);
+      }
+      return client.embed(texts, type, deadline);
+    });
+    Ingestor.Summary summary = await(ingestor.ingest(pages,
+        options().withPace(1, java.util.OptionalInt.of(60_000))));
+    assertThat(summary.ok()).isTrue();
+    assertThat(hashes()).hasSize(summary.chunks());
+    assertThat(cohere.inputCount()).isGreaterThan(summary.chunks());
+    assertThat(summary.textsSent()).isEqualTo(cohere.inputCount() - 1);
   }
 
   /** Point id -> "content hash/page hash/page chunks", as the store holds them. */
