@@ -4,6 +4,7 @@ import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigException;
 import dev.ragretrieval.embedding.EmbeddingClient;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.http.HttpShared;
 import dev.ragretrieval.http.HttpVerticle;
 import dev.ragretrieval.http.Readiness;
 import dev.ragretrieval.http.RequestGate;
@@ -12,11 +13,14 @@ import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.retrieval.RetrievalService;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.tracing.Tracing;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +42,8 @@ public final class Application {
   private Components parts;
   private VectorStore store;
   private EmbeddingClient embeddings;
-  private HttpVerticle http;
+  /** Every HTTP verticle instance deployed (one per event loop); they share the port. */
+  private final List<HttpVerticle> http = new CopyOnWriteArrayList<>();
   private String httpDeployment;
   private Future<Void> shutdown;
   /** Why readiness was DOWN when start-up finished; null when it was UP. */
@@ -84,7 +89,7 @@ public final class Application {
   }
 
   public int httpPort() {
-    return http.port();
+    return http.get(0).port();
   }
 
   public VectorStore store() {
@@ -184,13 +189,21 @@ public final class Application {
     RetrievalService service = parts.retrieval();
     readiness = new Readiness(store, parts.provider(), config);
     readiness.startingUp("preparing collection '" + config.qdrant().collection() + "' (loading the sample book if it is empty)");
-    http = new HttpVerticle(config, service, readiness, gate, metrics, metricsHandler);
-    return vertx.deployVerticle(http)
+    // built once: every instance admits through the same gate, counts in the same metrics and
+    // limits connections together
+    HttpShared shared = HttpShared.create(vertx, config, service, readiness, gate, metrics, metricsHandler);
+    int instances = config.http().instances();
+    return vertx.deployVerticle(() -> {
+          HttpVerticle verticle = new HttpVerticle(shared);
+          http.add(verticle);
+          return verticle;
+        }, new DeploymentOptions().setInstances(instances))
         .recover(failure -> Future.failedFuture(new ConfigException("cannot listen on " + config.http().host()
             + ":" + config.http().port() + " (RAG_HTTP_PORT): " + failure.getMessage())))
         .map(id -> {
           httpDeployment = id;
-          LOG.info("listening on {}:{}", config.http().host(), http.port());
+          LOG.info("listening on {}:{} ({} HTTP verticle instance(s))", config.http().host(),
+              httpPort(), instances);
           return null;
         });
   }

@@ -7,6 +7,7 @@ import dev.ragretrieval.observability.RagMetrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Context;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
@@ -35,7 +36,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       beyond those a new connection is closed before anything is read.</li>
  * </ul>
  * A request in progress is never cut by these timers: the request deadline bounds it.
- * Connection handlers and their requests run on the HTTP verticle's event loop.
+ * One guard serves every HTTP verticle instance, so the limits count all connections of the
+ * process; each connection's state is touched on its own event loop, and a connection evicted
+ * from another event loop is closed on its own.
  */
 final class ConnectionGuard {
 
@@ -73,7 +76,7 @@ final class ConnectionGuard {
       if (longestIdle != null) {
         // the newcomer takes the freed place: a served one, or one of the reserve's
         tracked.overCap = longestIdle.overCap;
-        longestIdle.close("evicted");
+        longestIdle.closeOnItsLoop("evicted");
       } else if (count > limits.maxConnections() + limits.connectionReserve()) {
         tracked.close("refused");
         return;
@@ -145,7 +148,8 @@ final class ConnectionGuard {
     private static final long DISARMED = Long.MAX_VALUE;
 
     private final HttpConnection connection;
-    private boolean overCap;
+    private final Context context = Vertx.currentContext();
+    private volatile boolean overCap;
     private int active;
     private long deadline = DISARMED;
     private String reason;
@@ -219,6 +223,20 @@ final class ConnectionGuard {
     /** Monotonic milliseconds: a wall-clock step must not close or keep connections. */
     private static long now() {
       return System.nanoTime() / 1_000_000;
+    }
+
+    /** Eviction: called on the newcomer's event loop, which may be another one. */
+    void closeOnItsLoop(String reason) {
+      if (context == null || context == Vertx.currentContext()) {
+        close(reason);
+      } else {
+        // a request that began on it in the meantime is not cut: the cap is over by one until it ends
+        context.runOnContext(v -> {
+          if (active == 0) {
+            close(reason);
+          }
+        });
+      }
     }
 
     void close(String reason) {

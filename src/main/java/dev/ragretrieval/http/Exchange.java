@@ -44,11 +44,11 @@ final class Exchange {
     this.metrics = metrics;
   }
 
-  /** The request's exchange, created on first use. {@code route} labels error metrics. */
-  static Exchange of(RoutingContext ctx, String route, RagMetrics metrics) {
+  /** The request's exchange, created on first use; its route label ({@link ApiRoutes#label}) marks error metrics. */
+  static Exchange of(RoutingContext ctx, RagMetrics metrics) {
     Exchange exchange = ctx.get(KEY);
     if (exchange == null) {
-      exchange = new Exchange(ctx, route, metrics);
+      exchange = new Exchange(ctx, ApiRoutes.label(ctx), metrics);
       ctx.put(KEY, exchange);
     }
     return exchange;

@@ -6,7 +6,6 @@ import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
-import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
@@ -26,10 +25,11 @@ final class HttpEdge {
   private final ConnectionGuard guard;
   private final RagMetrics metrics;
 
-  HttpEdge(Vertx vertx, AppConfig.Http config, RagMetrics metrics) {
+  /** {@code guard} is the process's one: the connection limits hold across all instances. */
+  HttpEdge(AppConfig.Http config, ConnectionGuard guard, RagMetrics metrics) {
     this.config = config;
     this.metrics = metrics;
-    this.guard = new ConnectionGuard(vertx, config.edge(), metrics);
+    this.guard = guard;
   }
 
   /**
@@ -39,7 +39,9 @@ final class HttpEdge {
   HttpServerOptions options() {
     return new HttpServerOptions()
         .setHost(config.host())
-        .setPort(config.port())
+        // vert.x gives each server on port 0 a port of its own; a negative port is one random
+        // port shared by every server asking for it, so all instances serve the port reported
+        .setPort(config.port() == 0 ? -1 : config.port())
         .setHttp2ClearTextEnabled(false)
         .setMaxInitialLineLength(config.edge().uriLimitBytes())
         .setMaxHeaderSize(config.edge().headerLimitBytes());

@@ -30,7 +30,7 @@ class InternalErrorTest {
     RagMetrics metrics = RagMetrics.detached();
     Router router = Router.router(vertx);
     router.get("/boom").handler(ctx -> {
-      Exchange exchange = Exchange.of(ctx, "/boom", metrics).requestId("req-42");
+      Exchange exchange = Exchange.of(ctx, metrics).requestId("req-42");
       // a bug deep in an adapter, mapped by the seam as every unmapped failure is
       exchange.fail(ServiceException.from(new NullPointerException("field x of Foo is null")));
     });

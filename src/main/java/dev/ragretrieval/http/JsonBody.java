@@ -1,0 +1,72 @@
+package dev.ragretrieval.http;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.MIMEHeader;
+import io.vertx.ext.web.RoutingContext;
+import java.util.Locale;
+
+/**
+ * A JSON request body: {@link #create} is the filter that lets only a JSON media type on (415
+ * otherwise); {@link #of} decodes the body the route's BodyHandler read, as the first step of the
+ * route's chain, so a body error is answered like any later step's error.
+ */
+final class JsonBody implements Handler<RoutingContext> {
+
+  private final RagMetrics metrics;
+
+  private JsonBody(RagMetrics metrics) {
+    this.metrics = metrics;
+  }
+
+  /** The media type filter; it runs on its own route, before the BodyHandler reads anything. */
+  static JsonBody create(RagMetrics metrics) {
+    return new JsonBody(metrics);
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    MIMEHeader type = ctx.parsedHeaders().contentType();
+    String value = type == null ? "" : type.value().toLowerCase(Locale.ROOT);
+    if (value.equals("application/json") || (value.startsWith("application/") && value.endsWith("+json"))) {
+      ctx.next();
+      return;
+    }
+    Exchange.of(ctx, metrics).fail(new ServiceException(ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+        "the request body must be JSON (Content-Type: application/json)"));
+  }
+
+  /** The body as a JSON object, or INVALID_REQUEST saying what is wrong with it. */
+  static Future<JsonObject> of(RoutingContext ctx) {
+    Buffer buffer = ctx.body().buffer();
+    if (buffer == null || buffer.length() == 0) {
+      return invalid("the request body is empty; send a JSON object");
+    }
+    if (!Utf8.valid(buffer)) {
+      return invalid("the request body is not valid UTF-8");
+    }
+    Object value;
+    try {
+      value = Json.decodeValue(buffer);
+    } catch (DecodeException e) {
+      return invalid("the request body is not valid JSON");
+    }
+    if (!Utf8.wellFormed(value)) {
+      return invalid("the request body is not valid UTF-8: it escapes a lone surrogate (\\uD800-\\uDFFF)");
+    }
+    return value instanceof JsonObject json ? Future.succeededFuture(json)
+        : invalid("the request body must be a JSON object");
+  }
+
+  private static Future<JsonObject> invalid(String message) {
+    return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, message,
+        new JsonObject().put("field", "body")));
+  }
+}
