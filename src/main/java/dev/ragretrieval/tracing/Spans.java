@@ -107,6 +107,21 @@ public final class Spans {
     });
   }
 
+  /** A span around {@code step}, which runs now and at once (a write handed to the connection). */
+  public static void run(String name, Runnable step) {
+    Tracing tracing = Tracing.current();
+    if (!tracing.enabled()) {
+      step.run();
+      return;
+    }
+    Span span = tracing.tracer().spanBuilder(name).setParent(Context.current()).startSpan();
+    try (Scope scope = span.makeCurrent()) {
+      step.run();
+    } finally {
+      span.end();
+    }
+  }
+
   /** A span that starts and ends now, for a step that took no time worth measuring (a cache look-up). */
   public static Span instant(String name) {
     Tracing tracing = Tracing.current();

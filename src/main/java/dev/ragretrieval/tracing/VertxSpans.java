@@ -2,6 +2,7 @@ package dev.ragretrieval.tracing;
 
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.sdk.trace.ReadableSpan;
 import io.vertx.core.Context;
 import io.vertx.core.http.HttpClosedException;
 import io.vertx.core.http.HttpServerRequest;
@@ -57,7 +58,7 @@ final class VertxSpans implements VertxTracer<Operation, Operation> {
         operation.span().setAttribute("rag.client_disconnected", failure instanceof HttpClosedException);
         operation.span().setStatus(StatusCode.ERROR,
             failure instanceof HttpClosedException ? CLIENT_GONE : String.valueOf(failure.getMessage()));
-      } else if (status >= 500) {
+      } else if (status >= 500 && !described(operation.span())) {
         operation.span().setStatus(StatusCode.ERROR);
       }
     }
@@ -87,6 +88,11 @@ final class VertxSpans implements VertxTracer<Operation, Operation> {
   @Override
   public void close() {
     delegate.close();
+  }
+
+  /** Whether the service already gave the span its error (with the code and message); Vert.x's bare status must not replace it. */
+  private static boolean described(Span span) {
+    return span instanceof ReadableSpan readable && readable.getAttribute(Spans.ERROR_TYPE) != null;
   }
 
   /** Sets the response's tags on {@code span}, the status code as a number; returns that status (0 when none). */
