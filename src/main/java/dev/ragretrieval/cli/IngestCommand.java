@@ -1,5 +1,6 @@
 package dev.ragretrieval.cli;
 
+import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.ingest.Ingestor;
@@ -9,14 +10,16 @@ import dev.ragretrieval.ingest.Page;
 import dev.ragretrieval.ingest.Preflight;
 import dev.ragretrieval.ingest.Progress;
 import dev.ragretrieval.ingest.SiteCrawler;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -24,9 +27,11 @@ import picocli.CommandLine.Parameters;
 /** Loads a Markdown folder, a sitemap's pages or one web page into a collection. */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
     description = "Chunk, embed and store a Markdown/MDX folder, a sitemap.xml's pages or one page URL."
-        + " Re-ingesting updates pages in place (deterministic ids, stale chunks removed) and, for a folder"
-        + " or sitemap, removes the pages that are no longer in it (unless --keep-missing)."
-        + " The store, the collection name and the embedder are checked before any work starts.")
+        + " Re-ingesting embeds only new or changed chunks (each stores a content hash), leaves unchanged"
+        + " ones untouched, removes stale chunks and, for a folder or sitemap, the pages no longer in it"
+        + " (unless --keep-missing). A killed run is completed by running it again."
+        + " The store, the collection name and the embedder are checked before any work starts."
+        + " Pace: RAG_INGEST_EMBED_CONCURRENCY calls at once, RAG_INGEST_EMBED_RATE texts a minute.")
 public final class IngestCommand implements Callable<Integer> {
 
   @Parameters(index = "0", paramLabel = "<dir|sitemap-url|page-url>",
@@ -43,9 +48,16 @@ public final class IngestCommand implements Callable<Integer> {
       description = "keep the documents an earlier ingest of this folder or sitemap stored that are no longer in it")
   boolean keepMissing;
 
+  @Option(names = "--output", paramLabel = "FILE",
+      description = "also write the report as JSON to FILE")
+  Path output;
+
   @Option(names = "--base-url", paramLabel = "URL",
       description = "for folders: prefix of source_url (e.g. the published site); default: the path in the folder")
   String baseUrl;
+
+  /** A large site under a tight embed budget takes long; a run stuck for a day is broken. */
+  private static final Duration RUN_LIMIT = Duration.ofHours(24);
 
   private final CliEnvironment cli;
 
@@ -61,33 +73,40 @@ public final class IngestCommand implements Callable<Integer> {
     Source from = classify();
     try (Services services = Services.start(cli, false)) {
       String target = collection != null ? collection : services.config.qdrant().collection();
-      Services.await(Preflight.check(services.config.qdrant(), services.store(), services.embeddings()::embed, target,
-          recreate), Services.STARTUP);
-      List<SiteCrawler.Failure> fetchFailures = List.of();
-      List<Page> pages;
+      EmbedResponse check = Services.await(Preflight.check(services.config.qdrant(), services.store(),
+          services.embeddings()::embed, target, recreate), Services.STARTUP);
+      Ingestor ingestor = new Ingestor(services.vertx, services.store(), services.embeddings()::embed,
+          Progress.console(cli.err(), cli.terminal()));
+      // a page that failed for now (a timeout) keeps its chunks (the crawl says which); a 404 page is gone
+      Ingestor.Options options = Ingestor.Options.of(target, recreate, services.config.retrieval().filterKeys())
+          .fromSource(from.id(), from.mirrored() && !keepMissing, Set.of())
+          .withPace(services.config.ingest().embedConcurrency(), services.config.ingest().embedRatePerMinute())
+          .withEmbedder(check.model(), check.dimension() > 0 ? check.dimension() : check.vectors().get(0).length);
+      List<SiteCrawler.Failure> fetchFailures;
+      Ingestor.Summary summary;
       if (from.web()) {
         try (SiteCrawler crawler = new SiteCrawler(services.vertx)) {
-          SiteCrawler.Result crawl = Services.await(crawler.crawl(source), Services.STARTUP);
-          fetchFailures = crawl.failed();
-          pages = crawl.pages();
+          // pages are chunked and embedded while the rest are still being fetched
+          SiteCrawler.Stream pages = Services.await(crawler.stream(source), Services.STARTUP);
+          cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
+          summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
+          fetchFailures = pages.failed();
         }
         fetchFailures.forEach(f -> cli.err().println("failed: " + f.url() + ": " + f.reason()));
       } else {
-        pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false), Services.STARTUP);
+        List<Page> pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false),
+            Services.STARTUP);
+        if (pages.isEmpty()) {
+          throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source);
+        }
+        cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
+        summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
+        fetchFailures = List.of();
       }
-      if (pages.isEmpty()) {
+      if (summary.pages() == 0) {
         throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
             + (fetchFailures.isEmpty() ? "" : " (" + Ingestor.plural(fetchFailures.size(), "page") + " could not be fetched)"));
       }
-      cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
-      Ingestor ingestor = new Ingestor(services.vertx, services.store(), services.embeddings()::embed,
-          Progress.console(cli.err(), cli.terminal()));
-      // a page that failed for now (a timeout) keeps its chunks; a 404 page is gone from the source
-      Set<String> retryLater = fetchFailures.stream().filter(SiteCrawler.Failure::retryable)
-          .map(SiteCrawler.Failure::url).collect(Collectors.toSet());
-      Ingestor.Options options = Ingestor.Options.of(target, recreate, services.config.retrieval().filterKeys())
-          .fromSource(from.id(), from.mirrored() && !keepMissing, retryLater);
-      Ingestor.Summary summary = Services.await(ingestor.ingest(pages, options), Services.STARTUP);
       return report(summary, fetchFailures);
     }
   }
@@ -97,18 +116,41 @@ public final class IngestCommand implements Callable<Integer> {
     long permanent = fetchFailures.size() - retryable;
     cli.out().println(summary.describe() + (fetchFailures.isEmpty() ? ""
         : "; " + Ingestor.plural(fetchFailures.size(), "page") + " failed to fetch"));
+    summary.notices().forEach(n -> cli.err().println("note: " + n));
     summary.errors().forEach(e -> cli.err().println("error: " + e));
-    if (summary.failed() > 0 || retryable > 0) {
-      String what = summary.failed() > 0 && retryable > 0
-          ? Ingestor.plural(summary.failed(), "chunk") + " and " + Ingestor.plural(retryable, "page")
-          : summary.failed() > 0 ? Ingestor.plural(summary.failed(), "chunk") : Ingestor.plural(retryable, "page");
-      cli.err().println("error: " + what + " could not be stored for now; run the same command again to complete the job");
+    summary.failedPages().forEach(page -> cli.err().println("failed: " + page + ": not fully stored"));
+    if (summary.failed() > 0 || !summary.failedPages().isEmpty() || retryable > 0) {
+      long pages = summary.failedPages().size() + retryable;
+      cli.err().println("error: " + Ingestor.plural(pages, "page") + " could not be stored for now"
+          + " (named above); run the same command again to complete the job");
     }
     if (permanent > 0) {
       cli.err().println("error: " + Ingestor.plural(permanent, "page") + " could not be fetched (see 'failed:' above);"
           + " running again will not change that: fix the links or remove them from the sitemap");
     }
+    if (output != null) {
+      writeJson(summary, fetchFailures);
+    }
     return summary.ok() && fetchFailures.isEmpty() ? 0 : 1;
+  }
+
+  /** The report as JSON; the fetch failures join the failed pages, each with its reason. */
+  private void writeJson(Ingestor.Summary summary, List<SiteCrawler.Failure> fetchFailures) {
+    JsonObject json = summary.toJson().put("source", source);
+    JsonArray unfetched = new JsonArray();
+    fetchFailures.forEach(f -> unfetched.add(new JsonObject().put("url", f.url()).put("reason", f.reason())
+        .put("retryable", f.retryable())));
+    json.put("fetch_failures", unfetched);
+    json.put("ok", summary.ok() && fetchFailures.isEmpty());
+    try {
+      Path parent = output.toAbsolutePath().getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+      Files.writeString(output, json.encodePrettily() + "\n", StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new ServiceException(ErrorCode.INVALID_REQUEST, "cannot write the report to " + output + ": " + e.getMessage());
+    }
   }
 
   /** A URL, an existing folder or Markdown file; anything else fails now, naming what is missing. */

@@ -325,8 +325,9 @@ public record AppConfig(
   }
 
   /**
-   * Hybrid search's reciprocal rank fusion, the same on both stores: a hit at rank r (from 1) of a
-   * list adds {@code weight / (rrfK + r)}; each list gives {@code max(top_k * 4, candidates)} hits.
+   * Hybrid search's reciprocal rank fusion settings, the same on both stores: a hit at rank r (from
+   * 1) of a list adds {@code 1 / (rrfK + r / weight)}; each list gives {@code max(top_k * 4, candidates)}
+   * hits. {@link dev.ragretrieval.search.Fusion} computes it.
    */
   public record Fusion(int rrfK, double denseWeight, double keywordWeight, int candidates) {
     public static final Fusion DEFAULT = new Fusion(60, 1.0, 1.0, 40);

@@ -187,12 +187,12 @@ public final class Settings {
       List.of("hybrid", "dense"), "default `search_mode` of requests: `hybrid` (where the collection has a BM25 index,"
           + " else dense) or `dense`"));
   public static final Setting FUSION_RRF_K = add(integer("retrieval.fusion.rrf_k", "RAG_FUSION_RRF_K", 60, 1, 1000,
-      "hybrid: reciprocal rank fusion constant k (a list's hit at rank r adds weight / (k + r)), the same on both"
-          + " stores"));
+      "hybrid: reciprocal rank fusion constant k (a list's hit at rank r adds 1 / (k + r / weight)), the same on"
+          + " both stores"));
   public static final Setting FUSION_DENSE_WEIGHT = add(number("retrieval.fusion.dense_weight",
-      "RAG_FUSION_DENSE_WEIGHT", 1.0, 0, 10, "hybrid: weight of the dense (vector) list in the fusion"));
+      "RAG_FUSION_DENSE_WEIGHT", 1.0, 0, 10, "hybrid: weight of the dense (vector) list in the fusion (0 leaves it out)"));
   public static final Setting FUSION_KEYWORD_WEIGHT = add(number("retrieval.fusion.keyword_weight",
-      "RAG_FUSION_KEYWORD_WEIGHT", 1.0, 0, 10, "hybrid: weight of the keyword (BM25) list in the fusion"));
+      "RAG_FUSION_KEYWORD_WEIGHT", 1.0, 0, 10, "hybrid: weight of the keyword (BM25) list in the fusion (0 leaves it out)"));
   public static final Setting FUSION_CANDIDATES = add(integer("retrieval.fusion.candidates", "RAG_FUSION_CANDIDATES",
       40, 1, 10_000, "hybrid: each list gives max(top_k x 4, this many) candidates to the fusion"));
   public static final Setting RERANK_PROVIDER = add(choice("retrieval.rerank.provider", "RERANK_PROVIDER", "none",

@@ -46,7 +46,7 @@ final class RetrieveHandler implements Handler<RoutingContext> {
   private void json(Exchange exchange, RetrievalRequest request, Deadline deadline) {
     service.retrieve(request, exchange.queryId(), deadline)
         .map(exchange::record)
-        .map(result -> ResultJson.encode(json -> ResultJson.result(json, result)))
+        .map(ResultJson::encode)
         .onSuccess(exchange::json)
         .onFailure(exchange::fail);
   }

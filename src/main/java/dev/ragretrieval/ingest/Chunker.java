@@ -27,6 +27,12 @@ public final class Chunker {
 
   public static final Limits DEFAULT = new Limits(1200, 150, 10_000);
 
+  /**
+   * Raise on any change to how pages become chunks (splitting, payload, the embedded header): the
+   * next ingest then re-embeds every chunk, because its content hash covers this.
+   */
+  static final int ALGORITHM = 1;
+
   private static final Pattern PARAGRAPHS = Pattern.compile("\\n\\s*\\n");
   private static final Pattern SENTENCES = Pattern.compile("(?<=[.!?])\\s+");
 
@@ -38,6 +44,11 @@ public final class Chunker {
 
   public Chunker(Limits limits) {
     this.limits = limits;
+  }
+
+  /** The chunker's version as stored with each chunk: the algorithm and its limits ("1/1200/150/10000"). */
+  public String version() {
+    return ALGORITHM + "/" + limits.targetChars() + "/" + limits.overlapChars() + "/" + limits.maxChars();
   }
 
   /** The deterministic point id: re-ingesting a page replaces its points instead of adding more. */

@@ -1,45 +1,85 @@
 package dev.ragretrieval.ingest;
 
-import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.FacetCount;
+import dev.ragretrieval.search.KeywordAnalysis;
+import dev.ragretrieval.search.KeywordText;
 import dev.ragretrieval.search.Point;
+import dev.ragretrieval.search.StoredChunk;
 import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.upstream.Deadline;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * Pages in, points out: chunks every page, embeds the chunks as documents in batches, upserts
- * them under deterministic ids, then removes each page's chunks that no longer exist and, when
- * mirroring a folder or sitemap, the pages that are no longer in it. Re-running
- * on the same pages changes nothing; a changed page is updated in place. A batch that still fails
- * after a few tries is counted and its pages keep their old chunks; a rerun completes the job.
+ * Pages in, points out, incrementally. Each chunk is stored with a {@link ChunkHash content hash};
+ * before embedding, the run reads back the hashes stored for its pages and embeds only the chunks
+ * that are new or changed. Unchanged points are not written at all; points of chunks a page no
+ * longer has are deleted; when mirroring a folder or sitemap, pages no longer in it are removed.
+ *
+ * <p>The stages overlap: pages are chunked and compared in groups (several at once) while earlier
+ * chunks are being embedded; up to {@code embedConcurrency} embed calls run at once, and each lane's
+ * write overlaps the other lanes' embedding. Queues between the stages are bounded, so a large site never
+ * sits in memory as vectors. A point counts as done only once the store acknowledged it (writes
+ * wait for it), so after a kill the next run embeds only what was not stored yet.
+ *
+ * <p>A batch that still fails after a few tries is counted and its pages keep their old chunks; a
+ * rate limit (429) pauses every lane for its Retry-After and the batch is sent again, not lost.
  */
 public final class Ingestor {
+
+  /** Texts in flight at most (over all lanes): what a kill can lose, and the default batch size's bound. */
+  static final int IN_FLIGHT_TEXTS = 192;
+  /** Pages chunked and compared together: one read of stored hashes for all of them. */
+  static final int PAGE_GROUP = 32;
+  /** Groups of pages chunked and compared at once: the store's round trips overlap. */
+  static final int PREPARE_LANES = 4;
+  /** How long a batch keeps being sent again while the embedder answers 429. */
+  static final Duration RATE_LIMIT_PATIENCE = Duration.ofMinutes(15);
+
+  /** The payload keys read back per stored chunk. */
+  private static final List<String> STORED_KEYS =
+      List.of("source_url", ChunkHash.KEY, ChunkHash.MODEL_KEY, ChunkHash.CHUNKER_KEY);
 
   /**
    * How one run behaves; {@code indexedKeys} become payload indexes of a new collection. With a
    * {@code source} (the folder or sitemap), every point records it as {@value VectorStore#INGEST_SOURCE};
    * with {@code mirror} too, the run then removes the documents of that source it did not see.
+   * {@code batchSize} 0 picks one from the concurrency ({@link #IN_FLIGHT_TEXTS} / lanes, 16..96).
+   * {@code embeddingModel} and {@code vectorSize}, when known (the start-up check gave them), spare
+   * the run its own one-text check; null and 0 otherwise.
    */
   public record Options(String collection, boolean recreate, int batchSize, List<String> indexedKeys,
-      Duration embedTimeout, int maxAttempts, String source, boolean mirror, Set<String> alsoPresent) {
+      Duration embedTimeout, int maxAttempts, String source, boolean mirror, Set<String> alsoPresent,
+      int embedConcurrency, OptionalInt embedRatePerMinute, String embeddingModel, int vectorSize) {
 
     public Options {
-      if (batchSize < 1 || batchSize > 96) {
-        throw new IllegalArgumentException("batch size must be 1..96");
+      if (batchSize < 0 || batchSize > 96) {
+        throw new IllegalArgumentException("batch size must be 1..96 (0 = automatic)");
+      }
+      if (embedConcurrency < 1 || embedConcurrency > 64) {
+        throw new IllegalArgumentException("embed concurrency must be 1..64");
       }
       indexedKeys = List.copyOf(indexedKeys);
       alsoPresent = Set.copyOf(alsoPresent);
@@ -49,12 +89,25 @@ public final class Ingestor {
     }
 
     public static Options of(String collection, boolean recreate, List<String> indexedKeys) {
-      return new Options(collection, recreate, 96, indexedKeys, Duration.ofMinutes(2), 3, null, false, Set.of());
+      return new Options(collection, recreate, 0, indexedKeys, Duration.ofMinutes(2), 3, null, false, Set.of(),
+          4, OptionalInt.empty(), null, 0);
     }
 
     public Options withBatchSize(int size) {
       return new Options(collection, recreate, size, indexedKeys, embedTimeout, maxAttempts, source, mirror,
-          alsoPresent);
+          alsoPresent, embedConcurrency, embedRatePerMinute, embeddingModel, vectorSize);
+    }
+
+    /** Up to {@code concurrency} embed calls at once, within {@code ratePerMinute} texts a minute when set. */
+    public Options withPace(int concurrency, OptionalInt ratePerMinute) {
+      return new Options(collection, recreate, batchSize, indexedKeys, embedTimeout, maxAttempts, source, mirror,
+          alsoPresent, concurrency, ratePerMinute, embeddingModel, vectorSize);
+    }
+
+    /** The embedder's model and vector size, as the start-up check found them. */
+    public Options withEmbedder(String model, int size) {
+      return new Options(collection, recreate, batchSize, indexedKeys, embedTimeout, maxAttempts, source, mirror,
+          alsoPresent, embedConcurrency, embedRatePerMinute, model, size);
     }
 
     /**
@@ -63,32 +116,73 @@ public final class Ingestor {
      */
     public Options fromSource(String source, boolean mirror, Set<String> alsoPresent) {
       return new Options(collection, recreate, batchSize, indexedKeys, embedTimeout, maxAttempts, source, mirror,
-          alsoPresent);
+          alsoPresent, embedConcurrency, embedRatePerMinute, embeddingModel, vectorSize);
+    }
+
+    /** The batch size used: as set, else the in-flight bound shared by the lanes, within 16..96 (and the budget). */
+    int effectiveBatchSize() {
+      int size = batchSize > 0 ? batchSize : Math.max(16, Math.min(96, IN_FLIGHT_TEXTS / embedConcurrency));
+      return embedRatePerMinute.isPresent() ? Math.min(size, embedRatePerMinute.getAsInt()) : size;
     }
   }
 
   /**
-   * The outcome of a run; {@code failed} counts chunks not stored, {@code errors} says why;
-   * {@code removedDocuments}/{@code removedChunks}: documents no longer in the mirrored source.
+   * The outcome of a run. Pages: {@code pagesNew} had nothing stored, {@code pagesChanged} had
+   * chunks embedded or deleted, {@code pagesUnchanged} had neither; {@code removedDocuments} were
+   * no longer in the mirrored source ({@code removedChunks} points). Chunks: {@code embedded}
+   * were embedded and stored, {@code reused} were already stored as they are, {@code deleted} were
+   * stale chunks of changed pages, {@code failed} could not be stored. {@code textsSent}: texts sent
+   * to the embedder for chunks (retries included; the one-text start-up check is not).
+   * {@code failedPages} names every page not fully stored; {@code notices} say why the run did
+   * what it did (a model change re-embeds everything).
    */
-  public record Summary(String collection, int pages, int chunks, int upserted, long deleted, int failed,
-      double seconds, List<String> errors, int removedDocuments, long removedChunks) {
+  public record Summary(String collection, int pages, int pagesNew, int pagesChanged, int pagesUnchanged,
+      int chunks, int embedded, int reused, long deleted, int failed, long textsSent, int removedDocuments,
+      long removedChunks, List<String> failedPages, List<String> errors, List<String> notices, double seconds) {
 
-    public Summary(String collection, int pages, int chunks, int upserted, long deleted, int failed,
-        double seconds, List<String> errors) {
-      this(collection, pages, chunks, upserted, deleted, failed, seconds, errors, 0, 0);
+    public Summary {
+      failedPages = List.copyOf(failedPages);
+      errors = List.copyOf(errors);
+      notices = List.copyOf(notices);
     }
 
     public boolean ok() {
-      return failed == 0 && errors.isEmpty();
+      return failed == 0 && errors.isEmpty() && failedPages.isEmpty();
     }
 
-    /** "docs: 2 pages, 9 chunks, 9 upserted, 0 stale deleted, 1 document removed (3 chunks), 0 chunks failed in 1.2s". */
+    /** Chunks written this run (embedded and stored). */
+    public int upserted() {
+      return embedded;
+    }
+
+    /**
+     * "docs: 3 pages (1 new, 1 changed, 1 unchanged, 0 removed), 9 chunks (4 embedded, 5 reused,
+     * 1 stale deleted, 0 failed), 4 texts embedded in 1.2s".
+     */
     public String describe() {
-      return String.format(java.util.Locale.ROOT,
-          "%s: %s, %s, %d upserted, %d stale deleted, %s removed (%s), %s failed in %.1fs",
-          collection, plural(pages, "page"), plural(chunks, "chunk"), upserted, deleted,
-          plural(removedDocuments, "document"), plural(removedChunks, "chunk"), plural(failed, "chunk"), seconds);
+      return String.format(Locale.ROOT,
+          "%s: %s (%d new, %d changed, %d unchanged, %d removed), %s (%d embedded, %d reused, %d stale deleted,"
+              + " %d failed), %s embedded in %.1fs",
+          collection, plural(pages, "page"), pagesNew, pagesChanged, pagesUnchanged, removedDocuments,
+          plural(chunks, "chunk"), embedded, reused, deleted, failed, plural(textsSent, "text"), seconds)
+          + (removedDocuments == 0 ? "" : "; " + plural(removedDocuments, "document") + " removed ("
+              + plural(removedChunks, "chunk") + ")");
+    }
+
+    /** The same as JSON, for {@code --output}. */
+    public JsonObject toJson() {
+      return new JsonObject()
+          .put("collection", collection)
+          .put("ok", ok())
+          .put("pages", new JsonObject().put("total", pages).put("new", pagesNew).put("changed", pagesChanged)
+              .put("unchanged", pagesUnchanged).put("deleted", removedDocuments).put("failed", failedPages.size()))
+          .put("chunks", new JsonObject().put("total", chunks).put("embedded", embedded).put("reused", reused)
+              .put("stale_deleted", deleted).put("failed", failed).put("removed_with_pages", removedChunks))
+          .put("texts_sent", textsSent)
+          .put("seconds", Math.round(seconds * 1000) / 1000.0)
+          .put("failed_pages", new JsonArray(new ArrayList<>(failedPages)))
+          .put("errors", new JsonArray(new ArrayList<>(errors)))
+          .put("notices", new JsonArray(new ArrayList<>(notices)));
     }
   }
 
@@ -96,8 +190,6 @@ public final class Ingestor {
   public static String plural(long count, String noun) {
     return count + " " + noun + (count == 1 ? "" : "s");
   }
-
-  private record Batch(List<Chunk> chunks, Set<Integer> pages) {}
 
   private final Vertx vertx;
   private final VectorStore store;
@@ -118,24 +210,18 @@ public final class Ingestor {
   }
 
   public Future<Summary> ingest(List<Page> pages, Options options) {
-    long start = System.nanoTime();
-    Run run = new Run(pages, options);
-    Future<Void> prepared = options.recreate() ? store.deleteCollection(options.collection()) : Future.succeededFuture();
-    return prepared
-        .compose(v -> vertx.executeBlocking(() -> pages.stream().map(chunker::chunk).toList(), false))
-        .compose(chunked -> {
-          run.chunked = chunked;
-          return run.storeBatches(run.batches(), 0);
-        })
-        .compose(v -> run.count())
-        .compose(before -> run.deleteStale(0).compose(v -> run.count()).map(after -> Math.max(0, before - after)))
-        .compose(deleted -> run.deleteMissing().map(removed -> {
-          progress.finish();
-          double seconds = (System.nanoTime() - start) / 1e9;
-          return new Summary(options.collection(), pages.size(), run.total, run.upserted, deleted, run.failed,
-              seconds, List.copyOf(run.errors), removed.size(), removed.stream().mapToLong(FacetCount::count).sum());
-        }))
-        .onFailure(err -> progress.finish());
+    return ingest(PageSource.of(pages), options);
+  }
+
+  /**
+   * Takes pages from {@code source} as they come (a crawl still fetching the rest). Runs on a
+   * context of its own: every step of the run happens on that one event loop, in order.
+   */
+  public Future<Summary> ingest(PageSource source, Options options) {
+    Context context = vertx.getOrCreateContext();
+    Promise<Summary> done = Promise.promise();
+    context.runOnContext(v -> new Run(context, source, options).run().onComplete(done));
+    return done.future();
   }
 
   /** How many points {@code collection} holds; a missing collection holds none. */
@@ -146,110 +232,454 @@ public final class Ingestor {
             ? Future.succeededFuture(0L) : Future.failedFuture(err));
   }
 
-  /** The state of one ingest run; every step is called after the one before completes. */
+  /** One page on its way: what it had stored, what is still to be written, whether anything failed. */
+  private static final class PageState {
+    final Page page;
+    final List<String> ids = new ArrayList<>();
+    final Set<String> vanished = new HashSet<>();
+    boolean hadStored;
+    int pending;
+    int embedded;
+    boolean failed;
+
+    PageState(Page page) {
+      this.page = page;
+    }
+  }
+
+  /** A chunk to embed, with the payload (hash included) its point will carry. */
+  private record Pending(PageState page, String id, String embedText, JsonObject payload) {}
+
+  /** The state of one run; touched only on the run's context. */
   private final class Run {
-    private final List<Page> pages;
+    private final Context context;
+    private final PageSource source;
+    /** Every page taken from the source so far. */
+    private final List<Page> pages = new ArrayList<>();
     private final Options options;
-    private List<List<Chunk>> chunked;
-    private final Set<Integer> failedPages = new HashSet<>();
+    private final int batchSize;
+    private final RateBudget budget;
+    private final Deque<Pending> queue = new ArrayDeque<>();
+    private final int queueLimit;
+    private final List<Future<Void>> finishing = new ArrayList<>();
+    private final Set<String> failedPages = new LinkedHashSet<>();
+    /** Keyword tokens and chunks seen so far: a collection this run creates keeps their average as BM25's avg_len. */
+    private long keywordTokens;
+    private long keywordChunks;
     private final Set<String> errors = new LinkedHashSet<>();
+    private final Set<String> notices = new LinkedHashSet<>();
+    private final Map<String, Integer> reasons = new LinkedHashMap<>();
+    private Promise<Void> dataArrived;
+    private Promise<Void> spaceFreed;
+    private boolean prepared;
+    private int preparersDone;
+    private boolean collectionMissing;
     private Future<Void> collectionReady;
+    private ServiceException fatal;
+    /** Lanes send nothing before this (a rate limit's Retry-After); nanoTime, compared by difference. */
+    private long pausedUntilNanos;
+    private String model;
+    private int vectorSize;
     private int total;
-    private int upserted;
+    private int reused;
+    private int embedded;
     private int failed;
+    private long deleted;
+    private long textsSent;
+    private int pagesNew;
+    private int pagesChanged;
+    private int pagesUnchanged;
+    private final long started = System.nanoTime();
 
-    Run(List<Page> pages, Options options) {
-      this.pages = pages;
+    Run(Context context, PageSource source, Options options) {
+      this.context = context;
+      this.source = source;
       this.options = options;
+      this.batchSize = options.effectiveBatchSize();
+      this.budget = options.embedRatePerMinute().isPresent()
+          ? new RateBudget(options.embedRatePerMinute().getAsInt(), System::nanoTime) : null;
+      // enough compared chunks waiting to keep every lane busy for a few calls, no more
+      this.queueLimit = Math.max(4 * batchSize * options.embedConcurrency(), 256);
+      this.pausedUntilNanos = started;
     }
 
-    /** Batches across page boundaries, so small pages still fill an embedding call. */
-    List<Batch> batches() {
-      List<Batch> batches = new ArrayList<>();
-      List<Chunk> current = new ArrayList<>();
-      Set<Integer> currentPages = new HashSet<>();
-      for (int p = 0; p < chunked.size(); p++) {
-        for (Chunk chunk : chunked.get(p)) {
-          current.add(chunk);
-          currentPages.add(p);
-          total++;
-          if (current.size() == options.batchSize()) {
-            batches.add(new Batch(current, currentPages));
-            current = new ArrayList<>();
-            currentPages = new HashSet<>();
-          }
-        }
-      }
-      if (!current.isEmpty()) {
-        batches.add(new Batch(current, currentPages));
-      }
-      return batches;
+    Future<Summary> run() {
+      Future<Void> start = options.recreate() ? here(store.deleteCollection(options.collection())) : Future.succeededFuture();
+      collectionMissing = options.recreate();
+      return start
+          .compose(v -> embedderCheck())
+          .compose(v -> {
+            List<Future<Void>> stages = new ArrayList<>();
+            // reading stored hashes failed even after retries: the store is not usable, the run stops
+            for (int lane = 0; lane < PREPARE_LANES; lane++) {
+              stages.add(prepare().recover(err -> {
+                fatal = ServiceException.from(err);
+                prepared = true;
+                wake();
+                return Future.succeededFuture();
+              }));
+            }
+            for (int lane = 0; lane < options.embedConcurrency(); lane++) {
+              stages.add(lane(Future.succeededFuture()));
+            }
+            return Future.join(stages);
+          })
+          .transform(stages -> {
+            // every page still finishing was started by a stage above; none starts after they end
+            return Future.join(new ArrayList<>(finishing)).transform(pagesDone -> {
+              if (fatal != null) {
+                return Future.failedFuture(fatal);
+              }
+              if (stages.failed()) {
+                return Future.failedFuture(stages.cause());
+              }
+              return deleteMissing();
+            });
+          })
+          .map(this::summary)
+          .onComplete(done -> progress.finish());
     }
 
-    Future<Void> storeBatches(List<Batch> batches, int index) {
-      if (index >= batches.size()) {
+    private Summary summary(List<FacetCount> removed) {
+      double seconds = (System.nanoTime() - started) / 1e9;
+      reasons.forEach((reason, count) -> notices.add(plural(count, "chunk") + " re-embedded: " + reason));
+      return new Summary(options.collection(), pages.size(), pagesNew, pagesChanged, pagesUnchanged, total,
+          embedded, reused, deleted, failed, textsSent, removed.size(),
+          removed.stream().mapToLong(FacetCount::count).sum(), List.copyOf(failedPages), List.copyOf(errors),
+          List.copyOf(notices), seconds);
+    }
+
+    /** The model id goes into every hash: known from the start-up check, or asked here with one text. */
+    private Future<Void> embedderCheck() {
+      if (options.embeddingModel() != null && options.vectorSize() > 0) {
+        model = options.embeddingModel();
+        vectorSize = options.vectorSize();
         return Future.succeededFuture();
       }
-      Batch batch = batches.get(index);
-      return attempt(() -> storeBatch(batch), 1)
-          .transform(done -> {
-            if (done.succeeded()) {
-              upserted += batch.chunks().size();
-            } else {
-              ServiceException error = ServiceException.from(done.cause());
-              if (isFatal(error)) {
-                return Future.failedFuture(error);
-              }
-              failed += batch.chunks().size();
-              failedPages.addAll(batch.pages());
-              errors.add(error.code() + ": " + error.getMessage());
-            }
-            progress.update(upserted + failed, total);
-            return storeBatches(batches, index + 1);
+      return here(embedder.embed(List.of("ingest check"), InputType.SEARCH_DOCUMENT, Deadline.in(options.embedTimeout())))
+          .map(response -> {
+            model = response.model() == null ? "" : response.model();
+            vectorSize = response.dimension() > 0 ? response.dimension()
+                : response.vectors().isEmpty() ? 0 : response.vectors().get(0).length;
+            return null;
           });
     }
 
-    private Future<Void> storeBatch(Batch batch) {
-      List<String> texts = batch.chunks().stream().map(Chunk::embedText).toList();
-      Deadline deadline = Deadline.in(options.embedTimeout());
-      return embedder.embed(texts, InputType.SEARCH_DOCUMENT, deadline).compose(response -> {
-        if (response.vectors().size() != texts.size()) {
-          return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
-              "the embedder returned " + response.vectors().size() + " vectors for " + texts.size() + " texts"));
+    // ---- stage 1: chunk pages, compare with what is stored, queue what must be embedded ----
+
+    private Future<Void> prepare() {
+      if (fatal != null) {
+        prepareDone();
+        return Future.succeededFuture();
+      }
+      if (queue.size() >= queueLimit) {
+        if (spaceFreed == null) {
+          spaceFreed = Promise.promise();
         }
-        return ensureCollection(response).compose(v -> store.upsert(options.collection(), points(batch, response)));
+        return spaceFreed.future().compose(v -> prepare());
+      }
+      return here(source.next(PAGE_GROUP)).compose(group -> {
+        if (group.isEmpty()) {
+          prepareDone();
+          return Future.<Void>succeededFuture();
+        }
+        pages.addAll(group);
+        return prepare(group).compose(v -> prepare());
       });
     }
 
-    private List<Point> points(Batch batch, EmbedResponse response) {
-      List<Point> points = new ArrayList<>(batch.chunks().size());
-      for (int i = 0; i < batch.chunks().size(); i++) {
-        Chunk chunk = batch.chunks().get(i);
-        JsonObject payload = options.source() == null ? chunk.payload()
-            : chunk.payload().copy().put(VectorStore.INGEST_SOURCE, options.source());
-        points.add(new Point(chunk.pointId(), response.vectors().get(i), payload));
+    /** One preparing lane has no more pages; when it was the last, the queue gets no more chunks. */
+    private void prepareDone() {
+      if (++preparersDone >= PREPARE_LANES) {
+        prepared = true;
       }
-      return points;
+      wake();
     }
 
-    /** Creates a missing collection with the embedder's vector size; refuses a mismatched one. */
-    private Future<Void> ensureCollection(EmbedResponse response) {
-      if (collectionReady == null || collectionReady.failed()) {
-        int size = response.dimension() > 0 ? response.dimension() : response.vectors().get(0).length;
-        collectionReady = store.collectionInfo(options.collection(), Deadline.in(options.embedTimeout())).transform(info -> {
-          if (info.succeeded()) {
-            if (info.result().vectorSize() != size) {
-              return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "collection '"
-                  + options.collection() + "' holds vectors of size " + info.result().vectorSize()
-                  + " but the embedding model gives " + size + " (use --recreate or another collection)"));
+    /** A group's pages chunked, and their chunks' keyword tokens when counted. */
+    private record Chunked(List<List<Chunk>> chunks, long keywordTokens) {}
+
+    private Future<Void> prepare(List<Page> group) {
+      // the keyword lengths matter only until the collection exists (a new one keeps their average)
+      boolean measure = collectionReady == null;
+      return here(vertx.executeBlocking(() -> {
+            List<List<Chunk>> chunks = group.stream().map(chunker::chunk).toList();
+            long tokens = measure ? chunks.stream().flatMap(List::stream)
+                .mapToLong(chunk -> KeywordAnalysis.tokens(KeywordText.of(chunk.payload())).size()).sum() : 0;
+            return new Chunked(chunks, tokens);
+          }, false))
+          .compose(chunked -> stored(group).map(stored -> {
+            if (measure) {
+              keywordTokens += chunked.keywordTokens();
+              keywordChunks += chunked.chunks().stream().mapToInt(List::size).sum();
             }
+            for (int i = 0; i < group.size(); i++) {
+              plan(group.get(i), chunked.chunks().get(i), stored.get(group.get(i).sourceUrl()));
+            }
+            wake();
+            report();
+            return (Void) null;
+          }));
+    }
+
+    /** The chunks stored for the group's pages, by source_url, then id; empty in a new collection. */
+    private Future<Map<String, Map<String, JsonObject>>> stored(List<Page> group) {
+      if (collectionMissing) {
+        return Future.succeededFuture(Map.of());
+      }
+      List<String> urls = group.stream().map(Page::sourceUrl).toList();
+      return attempt(() -> here(store.storedChunks(options.collection(), urls, STORED_KEYS,
+              Deadline.in(options.embedTimeout()))), 1)
+          .map(chunks -> {
+            Map<String, Map<String, JsonObject>> byPage = new HashMap<>();
+            for (StoredChunk chunk : chunks) {
+              String url = chunk.fields().getString("source_url");
+              byPage.computeIfAbsent(url, u -> new HashMap<>()).put(chunk.id(), chunk.fields());
+            }
+            return byPage;
+          })
+          .recover(err -> {
+            ServiceException error = ServiceException.from(err);
+            if (error.code() == ErrorCode.COLLECTION_NOT_FOUND) {
+              collectionMissing = true;
+              return Future.succeededFuture(Map.of());
+            }
+            return Future.failedFuture(error);
+          });
+    }
+
+    /** Decides per chunk: reuse the stored point, or embed it again; notes which stored points vanish. */
+    private void plan(Page page, List<Chunk> chunks, Map<String, JsonObject> stored) {
+      PageState state = new PageState(page);
+      Map<String, JsonObject> before = stored == null ? Map.of() : stored;
+      state.hadStored = !before.isEmpty();
+      state.vanished.addAll(before.keySet());
+      for (Chunk chunk : chunks) {
+        JsonObject payload = chunk.payload().copy();
+        if (options.source() != null) {
+          payload.put(VectorStore.INGEST_SOURCE, options.source());
+        }
+        payload.put(ChunkHash.MODEL_KEY, model).put(ChunkHash.CHUNKER_KEY, chunker.version());
+        String hash = ChunkHash.of(chunk.embedText(), payload);
+        payload.put(ChunkHash.KEY, hash);
+        total++;
+        state.ids.add(chunk.pointId());
+        state.vanished.remove(chunk.pointId());
+        JsonObject old = before.get(chunk.pointId());
+        if (old != null && hash.equals(old.getString(ChunkHash.KEY))) {
+          reused++;
+          continue;
+        }
+        if (old != null) {
+          noteReason(old);
+        }
+        state.pending++;
+        queue.addLast(new Pending(state, chunk.pointId(), chunk.embedText(), payload));
+      }
+      if (state.pending == 0) {
+        finishing.add(finish(state));
+      }
+    }
+
+    /** Why a stored chunk is embedded again; a model or chunker change is said at once, being the costly one. */
+    private void noteReason(JsonObject old) {
+      String storedModel = old.getString(ChunkHash.MODEL_KEY);
+      String storedChunker = old.getString(ChunkHash.CHUNKER_KEY);
+      String reason;
+      if (old.getString(ChunkHash.KEY) == null) {
+        reason = "stored without a content hash (an older ingest)";
+      } else if (storedModel != null && !storedModel.equals(model)) {
+        reason = "the embedding model changed from " + storedModel + " to " + model;
+      } else if (storedChunker != null && !storedChunker.equals(chunker.version())) {
+        reason = "the chunker changed from version " + storedChunker + " to " + chunker.version();
+      } else {
+        reason = "their text or metadata changed";
+      }
+      if (reasons.merge(reason, 1, Integer::sum) == 1 && !reason.startsWith("their")) {
+        progress.notice("re-embedding every chunk whose hash no longer matches: " + reason);
+      }
+    }
+
+    // ---- stage 2 and 3: embed lanes, each writing its last batch while it embeds the next ----
+
+    /** Takes batches off the queue until it is empty for good; {@code writing} is this lane's last write. */
+    private Future<Void> lane(Future<Void> writing) {
+      if (fatal != null) {
+        return writing;
+      }
+      // a call costs about the same for 5 texts as for 48: wait for a full batch while pages still come
+      if (queue.isEmpty() || (!prepared && queue.size() < batchSize)) {
+        if (prepared) {
+          return writing;
+        }
+        if (dataArrived == null) {
+          dataArrived = Promise.promise();
+        }
+        return dataArrived.future().compose(v -> lane(writing));
+      }
+      List<Pending> batch = new ArrayList<>(batchSize);
+      while (batch.size() < batchSize && !queue.isEmpty()) {
+        batch.add(queue.pollFirst());
+      }
+      if (queue.size() < queueLimit && spaceFreed != null) {
+        Promise<Void> space = spaceFreed;
+        spaceFreed = null;
+        space.complete();
+      }
+      List<String> texts = batch.stream().map(Pending::embedText).toList();
+      return embed(texts, 1, System.nanoTime()).transform(embedding -> {
+        if (embedding.failed()) {
+          ServiceException error = ServiceException.from(embedding.cause());
+          if (isFatal(error)) {
+            fatal = error;
+            wake();
+            return writing;
+          }
+          failBatch(batch, error);
+          return lane(writing);
+        }
+        // the lane writes before it embeds again (the other lanes embed meanwhile): a kill loses at most
+        // one batch per lane, embedded or not yet written
+        return writing.compose(v -> write(batch, embedding.result())).compose(v -> lane(Future.succeededFuture()));
+      });
+    }
+
+    /** One embed call, again after a pause while rate-limited, a few times on other failures. */
+    private Future<EmbedResponse> embed(List<String> texts, int attempt, long firstNanos) {
+      return permit(texts.size())
+          .compose(v -> {
+            textsSent += texts.size();
+            return here(embedder.embed(texts, InputType.SEARCH_DOCUMENT, Deadline.in(options.embedTimeout())));
+          })
+          .compose(response -> response.vectors().size() == texts.size() ? Future.succeededFuture(response)
+              : Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR, "the embedder returned "
+                  + response.vectors().size() + " vectors for " + texts.size() + " texts")))
+          .recover(err -> {
+            ServiceException error = ServiceException.from(err);
+            if (isFatal(error)) {
+              return Future.failedFuture(error);
+            }
+            if (error.code() == ErrorCode.RATE_LIMIT
+                && System.nanoTime() - firstNanos < RATE_LIMIT_PATIENCE.toNanos()) {
+              long waitSeconds = error.retryAfterSeconds() == null ? 1 : Math.max(1, error.retryAfterSeconds());
+              long until = System.nanoTime() + waitSeconds * 1_000_000_000L;
+              notices.add("the embedder rate-limited this run (429); every lane waited as its Retry-After asked"
+                  + " and the batches were sent again");
+              if (until - pausedUntilNanos > 0) {
+                pausedUntilNanos = until;
+                progress.notice("the embedder is rate-limiting: every lane waits " + waitSeconds + "s (Retry-After)");
+              }
+              return embed(texts, attempt, firstNanos);
+            }
+            if (attempt >= options.maxAttempts()) {
+              return Future.failedFuture(error);
+            }
+            return delay(500L << (attempt - 1)).compose(v -> embed(texts, attempt + 1, firstNanos));
+          });
+    }
+
+    /** Waits out a rate-limit pause, then books the call in the texts-per-minute budget and waits its turn. */
+    private Future<Void> permit(int texts) {
+      long paused = pausedUntilNanos - System.nanoTime();
+      if (paused > 0) {
+        return delay((paused + 999_999) / 1_000_000).compose(v -> permit(texts));
+      }
+      long wait = budget == null ? 0 : budget.reserve(texts);
+      return wait > 0 ? delay(wait) : Future.succeededFuture();
+    }
+
+    /** Stores one embedded batch (acknowledged before it counts); pages whose last chunk this was finish. */
+    private Future<Void> write(List<Pending> batch, EmbedResponse response) {
+      List<Point> points = new ArrayList<>(batch.size());
+      for (int i = 0; i < batch.size(); i++) {
+        Pending p = batch.get(i);
+        points.add(new Point(p.id(), response.vectors().get(i), p.payload()));
+      }
+      return attempt(() -> ensureCollection()
+              .compose(v -> here(store.upsert(options.collection(), points, Deadline.in(options.embedTimeout())))), 1)
+          .transform(stored -> {
+            if (stored.failed()) {
+              ServiceException error = ServiceException.from(stored.cause());
+              if (isFatal(error)) {
+                fatal = error;
+                wake();
+                return Future.succeededFuture();
+              }
+              failBatch(batch, error);
+              return Future.succeededFuture();
+            }
+            for (Pending p : batch) {
+              embedded++;
+              p.page().embedded++;
+              if (--p.page().pending == 0) {
+                finishing.add(finish(p.page()));
+              }
+            }
+            report();
             return Future.succeededFuture();
-          }
-          if (ServiceException.from(info.cause()).code() == ErrorCode.COLLECTION_NOT_FOUND) {
-            return store.createCollection(options.collection(), size, indexedKeys());
-          }
-          return Future.failedFuture(info.cause());
-        });
+          });
+    }
+
+    private void failBatch(List<Pending> batch, ServiceException error) {
+      errors.add(error.code() + ": " + error.getMessage());
+      for (Pending p : batch) {
+        failed++;
+        p.page().failed = true;
+        if (--p.page().pending == 0) {
+          finishing.add(finish(p.page()));
+        }
+      }
+      report();
+    }
+
+    /** A page all of whose chunks are stored loses the points of chunks it no longer has; then it is counted. */
+    private Future<Void> finish(PageState page) {
+      if (page.failed) {
+        failedPages.add(page.page.sourceUrl());
+        return Future.succeededFuture();
+      }
+      Future<Void> stale = page.vanished.isEmpty() || collectionMissing ? Future.succeededFuture()
+          : attempt(() -> here(store.deleteStale(options.collection(), page.page.sourceUrl(), page.ids,
+              Deadline.in(options.embedTimeout()))), 1);
+      return stale.transform(done -> {
+        if (done.failed()) {
+          ServiceException error = ServiceException.from(done.cause());
+          errors.add(error.code() + ": " + error.getMessage());
+          failedPages.add(page.page.sourceUrl());
+          return Future.succeededFuture();
+        }
+        deleted += page.vanished.isEmpty() || collectionMissing ? 0 : page.vanished.size();
+        if (!page.hadStored) {
+          pagesNew++;
+        } else if (page.embedded > 0 || !page.vanished.isEmpty()) {
+          pagesChanged++;
+        } else {
+          pagesUnchanged++;
+        }
+        return Future.succeededFuture();
+      });
+    }
+
+    /** Creates a missing collection with the embedder's vector size (once); refuses a mismatched one. */
+    private Future<Void> ensureCollection() {
+      if (collectionReady == null || collectionReady.failed()) {
+        collectionReady = here(store.collectionInfo(options.collection(), Deadline.in(options.embedTimeout())))
+            .transform(info -> {
+              if (info.succeeded()) {
+                if (info.result().vectorSize() != vectorSize) {
+                  return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "collection '"
+                      + options.collection() + "' holds vectors of size " + info.result().vectorSize()
+                      + " but the embedding model gives " + vectorSize + " (use --recreate or another collection)"));
+                }
+                return Future.succeededFuture();
+              }
+              if (ServiceException.from(info.cause()).code() == ErrorCode.COLLECTION_NOT_FOUND) {
+                double avgLen = keywordChunks == 0 ? 0 : (double) keywordTokens / keywordChunks;
+                return here(store.createCollection(options.collection(), vectorSize, indexedKeys(), avgLen,
+                    Deadline.in(VectorStore.ADMIN_TIMEOUT)));
+              }
+              return Future.failedFuture(info.cause());
+            });
       }
       return collectionReady;
     }
@@ -263,15 +693,13 @@ public final class Ingestor {
     }
 
     /** Retries any failure but a caller error, waiting 0.5 s, 1 s, 2 s, ... between tries. */
-    private Future<Void> attempt(Supplier<Future<Void>> work, int number) {
+    private <T> Future<T> attempt(Supplier<Future<T>> work, int number) {
       return work.get().recover(err -> {
         ServiceException error = ServiceException.from(err);
-        if (number >= options.maxAttempts() || isFatal(error)) {
+        if (number >= options.maxAttempts() || isFatal(error) || error.code() == ErrorCode.COLLECTION_NOT_FOUND) {
           return Future.failedFuture(error);
         }
-        Promise<Void> later = Promise.promise();
-        vertx.setTimer(500L << (number - 1), id -> attempt(work, number + 1).onComplete(later));
-        return later.future();
+        return delay(500L << (number - 1)).compose(v -> attempt(work, number + 1));
       });
     }
 
@@ -281,34 +709,48 @@ public final class Ingestor {
     }
 
     /** Documents of the mirrored source that this run did not see go, with all their chunks. */
-    Future<List<FacetCount>> deleteMissing() {
-      if (!options.mirror()) {
+    private Future<List<FacetCount>> deleteMissing() {
+      if (!options.mirror() || pages.isEmpty()) {
+        // a run that saw no page at all (a site that was down) never empties its source
         return Future.succeededFuture(List.of());
       }
       Set<String> present = new HashSet<>(options.alsoPresent());
+      present.addAll(source.alsoPresent());
       pages.forEach(page -> present.add(page.sourceUrl()));
-      return store.deleteMissing(options.collection(), options.source(), present)
+      return here(store.deleteMissing(options.collection(), options.source(), present))
           .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
               ? Future.succeededFuture(List.of()) : Future.failedFuture(err));
     }
 
-    Future<Long> count() {
-      return pointsCount(store, options.collection());
+    private void report() {
+      progress.update(new Progress.Counts(reused + embedded + failed, total, reused, embedded, textsSent));
     }
 
-    /** Pages whose chunks were all stored lose the chunks they no longer have. */
-    Future<Void> deleteStale(int page) {
-      if (page >= pages.size()) {
-        return Future.succeededFuture();
+    /** Lanes waiting for chunks go and look again (chunks arrived, preparing ended, or the run stops). */
+    private void wake() {
+      if (dataArrived != null) {
+        Promise<Void> arrived = dataArrived;
+        dataArrived = null;
+        arrived.complete();
       }
-      if (failedPages.contains(page)) {
-        return deleteStale(page + 1);
+      if (fatal != null && spaceFreed != null) {
+        Promise<Void> space = spaceFreed;
+        spaceFreed = null;
+        space.complete();
       }
-      List<String> keep = chunked.get(page).stream().map(Chunk::pointId).toList();
-      return store.deleteStale(options.collection(), pages.get(page).sourceUrl(), keep)
-          .recover(err -> ServiceException.from(err).code() == ErrorCode.COLLECTION_NOT_FOUND
-              ? Future.succeededFuture() : Future.failedFuture(err))
-          .compose(v -> deleteStale(page + 1));
+    }
+
+    private Future<Void> delay(long millis) {
+      Promise<Void> later = Promise.promise();
+      context.runOnContext(v -> vertx.setTimer(Math.max(1, millis), id -> later.complete()));
+      return later.future();
+    }
+
+    /** {@code future}, completed back on the run's context whatever thread completes it. */
+    private <T> Future<T> here(Future<T> future) {
+      Promise<T> back = Promise.promise();
+      future.onComplete(done -> context.runOnContext(v -> back.handle(done)));
+      return back.future();
     }
   }
 }

@@ -2,6 +2,7 @@ package dev.ragretrieval.ingest;
 
 import dev.ragretrieval.search.CollectionName;
 import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -32,9 +33,10 @@ public final class Preflight {
 
   /**
    * Runs every check; fails with the first problem found. With {@code recreate} the collection is
-   * dropped first, so its vector size does not matter.
+   * dropped first, so its vector size does not matter. Answers the embedder's check response: its
+   * model and vector size go into the ingest's content hashes.
    */
-  public static Future<Void> check(AppConfig.Qdrant qdrant, VectorStore store, Embedder embedder, String collection,
+  public static Future<EmbedResponse> check(AppConfig.Qdrant qdrant, VectorStore store, Embedder embedder, String collection,
       boolean recreate) {
     Optional<String> badName = invalidName(collection, qdrant.embedded());
     if (badName.isPresent()) {
@@ -64,7 +66,7 @@ public final class Preflight {
         .orElse("the embedded vector store cannot be used");
   }
 
-  private static Future<Void> embedderAnswers(Embedder embedder, String collection, Optional<CollectionInfo> info) {
+  private static Future<EmbedResponse> embedderAnswers(Embedder embedder, String collection, Optional<CollectionInfo> info) {
     return embedder.embed(List.of("ingest check"), InputType.SEARCH_DOCUMENT, Deadline.in(EMBED_CHECK))
         .recover(err -> {
           ServiceException error = ServiceException.from(err);
@@ -79,7 +81,7 @@ public final class Preflight {
                 + "' holds vectors of size " + info.get().vectorSize() + " but the embedding model gives " + size
                 + " (use --recreate or another collection)"));
           }
-          return Future.succeededFuture();
+          return Future.succeededFuture(response);
         });
   }
 }

@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jsoup.Jsoup;
 import org.jsoup.nodes.Element;
@@ -90,6 +91,139 @@ public final class SiteCrawler implements AutoCloseable {
       }
       return fetchPages(List.copyOf(new LinkedHashSet<>(urls)));
     });
+  }
+
+  /**
+   * As {@link #crawl}, but the pages come as they are fetched: the sitemap is read first (a sitemap
+   * listing no pages fails here), then {@code concurrency} fetches run while the ingest takes pages,
+   * holding at most {@link Stream#BUFFERED} read pages that the ingest has not taken yet.
+   */
+  public Future<Stream> stream(String url) {
+    Future<List<String>> urls = !isSitemap(url) ? Future.succeededFuture(List.of(url))
+        : sitemapUrls(url, 0).compose(found -> found.isEmpty()
+            ? Future.<List<String>>failedFuture(
+                new ServiceException(ErrorCode.INVALID_REQUEST, "the sitemap " + url + " lists no pages"))
+            : Future.<List<String>>succeededFuture(List.copyOf(new LinkedHashSet<>(found))));
+    return urls.map(list -> {
+      Stream stream = new Stream(list);
+      stream.start();
+      return stream;
+    });
+  }
+
+  /** Pages fetched in the background for an ingest; {@link #failed()} is complete once the ingest took the last page. */
+  public final class Stream implements PageSource {
+    /** Read pages waiting for the ingest at most: fetching pauses beyond this (back-pressure). */
+    static final int BUFFERED = 64;
+
+    private final List<String> urls;
+    private final AtomicInteger nextUrl = new AtomicInteger();
+    private final java.util.ArrayDeque<Page> ready = new java.util.ArrayDeque<>();
+    private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
+    private int lanesRunning;
+    private Promise<Void> pageArrived;
+    private final List<Runnable> pausedLanes = new ArrayList<>();
+
+    private Stream(List<String> urls) {
+      this.urls = urls;
+    }
+
+    private void start() {
+      int lanes = Math.min(concurrency, urls.size());
+      synchronized (this) {
+        lanesRunning = lanes;
+      }
+      for (int lane = 0; lane < lanes; lane++) {
+        fetchNext();
+      }
+    }
+
+    /** The pages the source lists. */
+    public int size() {
+      return urls.size();
+    }
+
+    /** Pages that could not be read (complete once {@link #next} has answered an empty list). */
+    public List<Failure> failed() {
+      return List.copyOf(failures);
+    }
+
+    @Override
+    public Set<String> alsoPresent() {
+      Set<String> present = new java.util.HashSet<>();
+      failed().stream().filter(Failure::retryable).forEach(f -> present.add(f.url()));
+      return present;
+    }
+
+    @Override
+    public Future<List<Page>> next(int max) {
+      List<Page> taken = new ArrayList<>();
+      List<Runnable> resume;
+      Future<Void> wait = null;
+      synchronized (this) {
+        while (taken.size() < max && !ready.isEmpty()) {
+          taken.add(ready.pollFirst());
+        }
+        if (taken.isEmpty() && lanesRunning > 0) {
+          if (pageArrived == null) {
+            pageArrived = Promise.promise();
+          }
+          wait = pageArrived.future();
+        }
+        resume = new ArrayList<>(pausedLanes);
+        pausedLanes.clear();
+      }
+      resume.forEach(Runnable::run);
+      return wait == null ? Future.succeededFuture(taken) : wait.compose(v -> next(max));
+    }
+
+    private void fetchNext() {
+      int i = nextUrl.getAndIncrement();
+      if (i >= urls.size()) {
+        laneDone();
+        return;
+      }
+      String url = urls.get(i);
+      fetch(url)
+          .compose(html -> vertx.executeBlocking(() -> HtmlReader.read(url, html), false))
+          .onComplete(done -> {
+            boolean pause = false;
+            if (done.failed()) {
+              ServiceException error = ServiceException.from(done.cause());
+              failures.add(new Failure(url, error.getMessage(), error.retryable()));
+            } else if (!done.result().sections().isEmpty()) {
+              synchronized (this) {
+                ready.addLast(done.result());
+                pause = ready.size() >= BUFFERED;
+                if (pause) {
+                  pausedLanes.add(this::fetchNext);
+                }
+              }
+              signal();
+            }
+            if (!pause) {
+              fetchNext();
+            }
+          });
+    }
+
+    private void laneDone() {
+      synchronized (this) {
+        lanesRunning--;
+      }
+      signal();
+    }
+
+    private void signal() {
+      Promise<Void> arrived;
+      synchronized (this) {
+        arrived = pageArrived;
+        pageArrived = null;
+      }
+      if (arrived != null) {
+        arrived.complete();
+      }
+    }
   }
 
   private record Locations(List<String> pages, List<String> sitemaps) {}

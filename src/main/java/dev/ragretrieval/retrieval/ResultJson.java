@@ -2,6 +2,7 @@ package dev.ragretrieval.retrieval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import dev.ragretrieval.search.Fusion;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
@@ -101,6 +102,18 @@ public final class ResultJson {
     return new Output(2048).write(shape).buffer();
   }
 
+  /**
+   * A result's JSON bytes, written once into a buffer sized for it up front: the chunks' texts
+   * are most of an answer, and a buffer grown by doubling would copy them again at each step.
+   */
+  public static Buffer encode(RetrievalResult result) {
+    int estimate = 1024;
+    for (RetrievedChunk chunk : result.results()) {
+      estimate += chunk.text() == null ? 512 : chunk.text().length() + 512;
+    }
+    return new Output(estimate).write(json -> result(json, result)).buffer();
+  }
+
   public static JsonObject result(RetrievalResult result) {
     return new JsonObject(encode(json -> result(json, result)));
   }
@@ -170,8 +183,9 @@ public final class ResultJson {
   /**
    * The request's parameters and, once planned, how the search ran: {@code search_mode} (the mode
    * used), {@code ranking} ("cosine", "rrf" or "rerank"), {@code fallback} (only when hybrid was
-   * wanted but the collection has no BM25 index), and {@code rerank_model} / {@code rerank_candidates}
-   * when a reranker ordered the results.
+   * wanted but the collection has no BM25 index), {@code fusion} (a hybrid search's: method "rrf",
+   * k, dense_weight, keyword_weight, and the candidates each list gave), and {@code rerank_model} /
+   * {@code rerank_candidates} when a reranker ordered the results.
    */
   public static JsonObject searchParams(RetrievalRequest request) {
     return new JsonObject(encode(json -> searchParams(json, request)));
@@ -193,6 +207,16 @@ public final class ResultJson {
       json.writeStringField("ranking", plan.ranking());
       if (plan.fallback() != null) {
         json.writeStringField("fallback", plan.fallback());
+      }
+      if (plan.fusion() != null) {
+        Fusion fusion = plan.fusion();
+        json.writeObjectFieldStart("fusion");
+        json.writeStringField("method", "rrf");
+        json.writeNumberField("k", fusion.rrfK());
+        json.writeNumberField("dense_weight", fusion.denseWeight());
+        json.writeNumberField("keyword_weight", fusion.keywordWeight());
+        json.writeNumberField("candidates", fusion.candidatesFor(plan.candidates()));
+        json.writeEndObject();
       }
       if (plan.reranked()) {
         json.writeStringField("rerank_model", plan.rerankModel());

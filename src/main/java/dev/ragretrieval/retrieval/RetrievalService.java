@@ -10,6 +10,7 @@ import dev.ragretrieval.rerank.RerankHit;
 import dev.ragretrieval.rerank.Reranker;
 import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
+import dev.ragretrieval.search.Fusion;
 import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchMode;
 import dev.ragretrieval.search.SearchRequest;
@@ -46,6 +47,7 @@ public final class RetrievalService {
   private final ContextAssembler assembler = new ContextAssembler();
   private final boolean hybridByDefault;
   private final AppConfig.Rerank rerankConfig;
+  private final Fusion fusion;
   private final Reranker reranker; // null = results stay in search order
 
   /** Without a reranker. */
@@ -61,6 +63,7 @@ public final class RetrievalService {
     this.mapper = new PayloadMapper(config.retrieval());
     this.hybridByDefault = config.retrieval().hybridByDefault();
     this.rerankConfig = config.retrieval().rerank();
+    this.fusion = Fusion.of(config.retrieval().fusion());
     this.reranker = reranker.orElse(null);
   }
 
@@ -81,7 +84,7 @@ public final class RetrievalService {
       return Future.succeededFuture(request.withPlan(new SearchPlan(SearchMode.DENSE, null, rerankModel, candidates)));
     }
     return guarded(() -> store.hybrid(request.collection(), deadline)).map(hybrid -> request.withPlan(hybrid
-        ? new SearchPlan(SearchMode.HYBRID, null, rerankModel, candidates)
+        ? new SearchPlan(SearchMode.HYBRID, null, rerankModel, candidates, fusion)
         : new SearchPlan(SearchMode.DENSE, "collection '" + request.collection() + "' has no BM25 index"
             + " (written before hybrid search); re-ingest it with --recreate to search it hybrid",
             rerankModel, candidates)));
@@ -261,7 +264,7 @@ public final class RetrievalService {
   private static SearchRequest searchRequest(RetrievalRequest request, float[] vector, Deadline deadline) {
     SearchPlan plan = request.plan();
     return new SearchRequest(request.collection(), vector, plan.candidates(), (float) request.scoreThreshold(),
-        request.filter(), deadline, request.query(), plan.mode());
+        request.filter(), deadline, request.query(), plan.mode(), plan.fusion());
   }
 
   /** The hits as results: the top_k in search order, or the candidates reranked into the top_k. */

@@ -18,8 +18,8 @@ public interface VectorStore {
 
   /**
    * Nearest points by cosine similarity, best first, at most {@code limit}, none below the threshold.
-   * A {@link SearchMode#HYBRID} request on a collection with a keyword index is ranked by reciprocal
-   * rank fusion of the dense and the keyword lists instead; scores stay the cosine.
+   * A {@link SearchMode#HYBRID} request on a collection with a keyword index is ranked by the
+   * request's {@link Fusion} of the dense and the keyword lists instead; scores stay the cosine.
    */
   Future<List<ScoredPoint>> search(SearchRequest request);
 
@@ -51,6 +51,17 @@ public interface VectorStore {
    * and a keyword (BM25) index over each point's {@link KeywordText}.
    */
   Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys, Deadline deadline);
+
+  /**
+   * The same, told the average length in tokens ({@link KeywordAnalysis}) of the keyword texts
+   * about to be written (0: not measured). Qdrant weighs each point's BM25 terms with it when the
+   * point is written, so the store keeps it with the collection; the embedded store measures its
+   * own and ignores it.
+   */
+  default Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys,
+      double keywordAvgLen, Deadline deadline) {
+    return createCollection(collection, vectorSize, indexedKeys, deadline);
+  }
 
   default Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys) {
     return createCollection(collection, vectorSize, indexedKeys, Deadline.in(ADMIN_TIMEOUT));
@@ -90,6 +101,18 @@ public interface VectorStore {
 
   default Future<List<FacetCount>> deleteMissing(String collection, String source, Collection<String> keepSourceUrls) {
     return deleteMissing(collection, source, keepSourceUrls, Deadline.in(ADMIN_TIMEOUT));
+  }
+
+  /**
+   * The points whose payload source_url is one of {@code sourceUrls}, each with only the payload
+   * keys {@code keys}: what an ingest compares its chunks with before it embeds them. Reads every
+   * matching point (paging through them where the store pages). A missing collection is
+   * COLLECTION_NOT_FOUND.
+   */
+  default Future<List<StoredChunk>> storedChunks(String collection, Collection<String> sourceUrls, List<String> keys,
+      Deadline deadline) {
+    return Future.failedFuture(new dev.ragretrieval.error.ServiceException(dev.ragretrieval.error.ErrorCode.UPSTREAM_ERROR,
+        "this vector store cannot read stored chunks back"));
   }
 
   /**

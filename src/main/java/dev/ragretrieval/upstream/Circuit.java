@@ -67,8 +67,10 @@ public final class Circuit {
 
   /** Whether a failure says the upstream itself is down, not that the request was wrong (nor that we have a bug). */
   static boolean countsAgainst(ServiceException failure) {
-    return failure.code() == ErrorCode.CONNECTION_ERROR
-        || (failure.code() == ErrorCode.UPSTREAM_ERROR && failure.retryable());
+    // a permanent CONNECTION_ERROR is a reachable upstream reporting part of itself down (a Qdrant
+    // shard on a lost node): the upstream as a whole still answers
+    return (failure.code() == ErrorCode.CONNECTION_ERROR || failure.code() == ErrorCode.UPSTREAM_ERROR)
+        && failure.retryable();
   }
 
   /** Runs {@code call} unless the circuit is open; then fails at once with CONNECTION_ERROR. */

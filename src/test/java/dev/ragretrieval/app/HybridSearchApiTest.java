@@ -74,7 +74,12 @@ class HybridSearchApiTest {
     assertThat(params.getString("search_mode")).isEqualTo("hybrid");
     assertThat(params.getString("ranking")).isEqualTo("rrf");
     assertThat(params.containsKey("fallback")).isFalse();
+    dev.ragretrieval.search.Fusion fusion = dev.ragretrieval.search.Fusion.DEFAULT;
+    assertThat(params.getJsonObject("fusion")).isEqualTo(new JsonObject().put("method", "rrf").put("k", fusion.rrfK())
+        .put("dense_weight", fusion.denseWeight()).put("keyword_weight", fusion.keywordWeight())
+        .put("candidates", fusion.candidatesFor(5)));
     assertThat(lastQuery().getPrefetchCount()).isEqualTo(2);
+    assertThat(lastQuery().getQuery().getRrf().getK()).isEqualTo(fusion.qdrantK());
     Map<Integer, Double> cosines = new java.util.HashMap<>();
     TestStack.bruteForce(query, TestStack.CHUNKS.length, -1).forEach(e -> cosines.put(e.getKey(), e.getValue()));
     JsonArray results = body.getJsonArray("results");
@@ -96,6 +101,7 @@ class HybridSearchApiTest {
 
     assertThat(body.getJsonObject("search_params").getString("search_mode")).isEqualTo("dense");
     assertThat(body.getJsonObject("search_params").getString("ranking")).isEqualTo("cosine");
+    assertThat(body.getJsonObject("search_params").containsKey("fusion")).isFalse();
     assertThat(lastQuery().getPrefetchCount()).isZero();
     List<Integer> expected = TestStack.bruteForce(query, 5, 0.1).stream().map(Map.Entry::getKey).toList();
     assertThat(body.getJsonArray("results").stream().map(r -> ((JsonObject) r).getInteger("chunk_index")).toList())

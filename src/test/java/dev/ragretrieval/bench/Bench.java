@@ -48,10 +48,18 @@ public final class Bench {
   private static final int CONTROL_PORT = 18143;
   private static final int SERVICE_PORT = 18144;
   private static final int EMBEDDED_PORT = 18145;
+  private static final int PEER_PORT = 18146;
   private static final long MAX_REQUESTS_PER_PHASE = 2_000_000;
 
   private static final String[] TOPICS = {"ROS 2 nodes", "topics and publishers", "QoS profiles", "SLAM maps",
       "Nav2 planning", "zero moment point", "URDF joints", "Isaac Sim scenes", "VLA models", "TF2 frames"};
+  /** The realistic workload's questions, about the Python manual it is seeded with. */
+  private static final String[] MANUAL_TOPICS = {"reference counting in extension modules",
+      "parse command line arguments", "asyncio task cancellation", "unicode string objects",
+      "thread safety and the GIL", "exceptions raised by the C API", "module initialisation",
+      "iterators and generators", "memory allocation functions", "buffer protocol"};
+
+  private String[] topics = TOPICS;
 
   private final Vertx vertx = Vertx.vertx();
   private final HttpClient http;
@@ -62,7 +70,11 @@ public final class Bench {
   /** Per phase, the thread pools that used the most CPU: printed under the table. */
   private final List<String> poolRows = new ArrayList<>();
   private Process service;
+  /** The process whose CPU a load measures: the service, or the peer in its turn. */
+  private Process measured;
   private int port;
+  /** The uri questions are posted to on {@link #port}. */
+  private String retrieveUri = "/v1/retrieve";
   private boolean standInsRunning;
   private int warmUpRounds;
 
@@ -80,18 +92,22 @@ public final class Bench {
     int dim = Integer.getInteger("bench.dim", 1024);
     Duration phase = Duration.ofSeconds(Long.getLong("bench.seconds", 10));
     String profile = System.getProperty("bench.profile");
-    List<String> groups = List.of(System.getProperty("bench.phases", "upstream,stream,batch,embedded").split(","));
+    List<String> groups = List.of(System.getProperty("bench.phases", "realistic").split(","));
     Path out = Path.of("target", "bench");
     Files.createDirectories(out);
 
     Bench bench = new Bench(phase);
+    bench.rowsEnabled = groups.stream().anyMatch(g -> !g.equals("realistic"));
     Process standIns = null;
     // an interrupted bench leaves no service or stand-ins behind
     Runtime.getRuntime().addShutdownHook(new Thread(() -> ProcessHandle.current().children().forEach(ProcessHandle::destroy)));
     try {
+      if (groups.contains("realistic")) {
+        bench.realistic(jar, dim, cohereMs, qdrantMs, out, profile);
+      }
       bench.header(cohereMs, qdrantMs, dim);
       if (groups.contains("upstream") || groups.contains("stream") || groups.contains("batch")) {
-        standIns = startStandIns(dim, cohereMs, qdrantMs, out);
+        standIns = startStandIns(out, String.valueOf(dim), String.valueOf(cohereMs), String.valueOf(qdrantMs));
         bench.standInsRunning = true;
         bench.startService(jar, out.resolve("service.log"), SERVICE_PORT, Map.of(
             "QDRANT_HOST", "127.0.0.1",
@@ -134,15 +150,19 @@ public final class Bench {
       }
       bench.vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
-    String report = String.join("\n", bench.rows) + "\n\nService CPU by thread pool, ms per request (the five largest):\n\n"
-        + "| phase | clients | pools |\n|---|---|---|\n" + String.join("\n", bench.poolRows) + "\n";
+    String report = String.join("\n", bench.realisticRows) + (bench.rows.isEmpty() ? "" : "\n\n" + String.join("\n", bench.rows)
+        + "\n\nService CPU by thread pool, ms per request (the five largest):\n\n"
+        + "| phase | clients | pools |\n|---|---|---|\n" + String.join("\n", bench.poolRows)) + "\n";
     System.out.print(report);
     Files.writeString(out.resolve("results.md"), report);
     System.out.println("written to " + out.resolve("results.md"));
   }
 
   private void header(long cohereMs, long qdrantMs, int dim) throws Exception {
-    rows.add("# rag-retrieval bench");
+    if (!rowsEnabled) {
+      return;
+    }
+    rows.add("# rag-retrieval bench: the small workload");
     rows.add("");
     rows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; Cohere stand-in %d ms, "
             + "Qdrant stand-in %d ms, %d-dimension vectors, 5 chunks per answer; %d s per phase after warm-up.",
@@ -280,15 +300,190 @@ public final class Bench {
         many.perSecond() / one.perSecond()));
   }
 
+  // --- the realistic workload, beside the peer ---
+
+  private final List<String> realisticRows = new ArrayList<>();
+  private boolean rowsEnabled;
+
+  /**
+   * Stand-ins seeded with a real manual (bench.manual, bench.chunks chunks) and answering dense
+   * Cohere-printed vectors; the service and, when bench.peer names its jar, the peer against
+   * them; per row the service's and then the peer's load, and the ratio of their CPU per request.
+   */
+  private void realistic(String jar, int dim, long cohereMs, long qdrantMs, Path out, String profile) throws Exception {
+    String manual = System.getProperty("bench.manual");
+    if (manual == null) {
+      throw new IllegalStateException("the realistic workload needs bench.manual (a folder of HTML pages)");
+    }
+    int chunks = Integer.getInteger("bench.chunks", 2500);
+    String peerJar = System.getProperty("bench.peer");
+    Process standIns = startStandIns(out, String.valueOf(dim), String.valueOf(cohereMs), String.valueOf(qdrantMs),
+        manual, String.valueOf(chunks));
+    standInsRunning = true;
+    topics = MANUAL_TOPICS;
+    Process peer = null;
+    try {
+      Map<String, String> settings = new HashMap<>(Map.of(
+          "QDRANT_HOST", "127.0.0.1",
+          "QDRANT_GRPC_PORT", String.valueOf(QDRANT_PORT),
+          "COHERE_API_KEY", TestStack.COHERE_KEY,
+          "COHERE_BASE_URL", "http://127.0.0.1:" + COHERE_PORT,
+          "COHERE_EMBED_DIMENSION", String.valueOf(dim),
+          "EMBEDDING_PROVIDER", "cohere"));
+      String instances = System.getProperty("bench.instances");
+      if (instances != null && !instances.isBlank()) {
+        settings.put("RAG_HTTP_INSTANCES", instances);
+      }
+      startService(jar, out.resolve("service.log"), SERVICE_PORT, settings);
+      Process service = this.service;
+      if (peerJar != null && !peerJar.isBlank()) {
+        peer = startPeer(peerJar, out.resolve("peer.log"));
+      }
+      realisticHeader(dim, cohereMs, qdrantMs, manual, chunks, instances, peer != null);
+      Duration slice = Duration.ofSeconds(Long.getLong("bench.warmupSlice", 4));
+      Round round = () -> {
+        load(64, n -> retrieve(uniqueQuestion()), slice);
+        load(256, n -> retrieve(cachedQuestion(n)), slice);
+      };
+      measure(service, SERVICE_PORT);
+      warmUp(round);
+      int serviceRounds = warmUpRounds;
+      int peerRounds = 0;
+      if (peer != null) {
+        measure(peer, PEER_PORT);
+        warmUp(round);
+        peerRounds = warmUpRounds;
+      }
+      realisticRows.set(2, realisticRows.get(2) + String.format(Locale.ROOT, " Warm-up: %d rounds (service), %d (peer)"
+          + " of new questions at 64 and repeated ones at 256 clients, %d s each, until the JIT compiler used under 5%% of"
+          + " that process's CPU.", serviceRounds, peerRounds, slice.toSeconds()));
+      List<String> loopRows = new ArrayList<>();
+      realisticRow("new questions", 64, true, service, peer, loopRows);
+      realisticRow("new questions", 256, true, service, peer, loopRows);
+      realisticRow("repeated questions", 64, false, service, peer, loopRows);
+      realisticRow("repeated questions", 256, false, service, peer, loopRows);
+      realisticRows.add("");
+      realisticRows.add("CPU per request by thread, ms: each Vert.x event loop of the service on its own (by thread id),"
+          + " then the other pools; the peer's five largest pools.");
+      realisticRows.add("");
+      realisticRows.add("| workload | clients | service event loops | service, other pools | peer pools |");
+      realisticRows.add("|---|---|---|---|---|");
+      realisticRows.addAll(loopRows);
+      if (profile != null) {
+        measure(service, SERVICE_PORT);
+        Files.createDirectories(Path.of(profile));
+        record(profile, "realistic-new-64", () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2)));
+        record(profile, "realistic-repeated-256", () -> load(256, n -> retrieve(cachedQuestion(n)), phase.multipliedBy(2)));
+      }
+    } finally {
+      if (peer != null) {
+        peer.destroy();
+        peer.waitFor(30, TimeUnit.SECONDS);
+      }
+      stopService();
+      standIns.getOutputStream().close();
+      standIns.waitFor(20, TimeUnit.SECONDS);
+      standInsRunning = false;
+      topics = TOPICS;
+    }
+    String table = String.join("\n", realisticRows);
+    System.out.println(table);
+    Files.writeString(out.resolve("realistic.md"), table + "\n");
+  }
+
+  private void realisticHeader(int dim, long cohereMs, long qdrantMs, String manual, int chunks, String instances,
+      boolean peer) throws Exception {
+    realisticRows.add("# rag-retrieval bench: the realistic workload" + (peer ? ", beside the peer" : " (no peer: bench.peer unset)"));
+    realisticRows.add("");
+    realisticRows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; %d chunks of %s;"
+            + " Cohere stand-in %d ms (dense %d-dimension vectors printed as Cohere prints them), Qdrant stand-in %d ms;"
+            + " 5 results a question; RAG_HTTP_INSTANCES=%s; %d s per row, the service's load then the peer's.",
+        Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
+        Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).substring(0, 14).trim(),
+        chunks, Path.of(manual).getFileName(), cohereMs, dim, qdrantMs, instances == null ? "(default: processors)" : instances,
+        phase.toSeconds()));
+    realisticRows.add(String.format(Locale.ROOT, "Machine check: SHA-256 of 64 MB took %.0f ms of CPU (best of 5).", machineCheckMs()));
+    realisticRows.add("");
+    realisticRows.add("| workload | clients | service req/s | service p99 ms | peer req/s | peer p99 ms | failed (service/peer)"
+        + " | service CPU ms/req | peer CPU ms/req | ratio | goal |");
+    realisticRows.add("|---|---|---|---|---|---|---|---|---|---|---|");
+  }
+
+  private void realisticRow(String name, int clients, boolean fresh, Process service, Process peer, List<String> loopRows)
+      throws Exception {
+    LongFunction<Future<Integer>> request = fresh ? n -> retrieve(uniqueQuestion()) : n -> retrieve(cachedQuestion(n));
+    measure(service, SERVICE_PORT);
+    Result ours = load(clients, request, phase);
+    Result theirs = null;
+    if (peer != null) {
+      measure(peer, PEER_PORT);
+      theirs = load(clients, request, phase);
+    }
+    double goal = fresh ? 0.25 : 0.12;
+    String row = String.format(Locale.ROOT, "| %s | %d | %.0f | %.1f | %s | %s | %d/%s | %.3f | %s | %s | <= %.2f |",
+        name, clients, ours.perSecond(), ours.p99(),
+        theirs == null ? "" : String.format(Locale.ROOT, "%.0f", theirs.perSecond()),
+        theirs == null ? "" : String.format(Locale.ROOT, "%.1f", theirs.p99()),
+        ours.failed(), theirs == null ? "" : String.valueOf(theirs.failed()),
+        ours.cpuMsPerRequest(),
+        theirs == null ? "" : String.format(Locale.ROOT, "%.3f", theirs.cpuMsPerRequest()),
+        theirs == null ? "" : String.format(Locale.ROOT, "%.2f", ours.cpuMsPerRequest() / theirs.cpuMsPerRequest()),
+        goal);
+    realisticRows.add(row);
+    System.out.println(row);
+    loopRows.add(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s |", name, clients, ours.eventLoops(),
+        ours.otherPools(), theirs == null ? "" : theirs.pools()));
+  }
+
+  /** The next loads go to {@code process} on {@code port}, and its CPU is what they measure. */
+  private void measure(Process process, int processPort) {
+    measured = process;
+    port = processPort;
+  }
+
+  /** The peer ({@code /work/shared/peer}): its class comment names the settings. */
+  private Process startPeer(String jar, Path log) throws Exception {
+    ProcessBuilder builder = new ProcessBuilder(javaBin(), "-jar", jar)
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    Map<String, String> env = builder.environment();
+    env.keySet().removeIf(key -> key.startsWith("QDRANT_") || key.startsWith("COHERE_") || key.startsWith("PEER_"));
+    env.put("QDRANT_HOST", "127.0.0.1");
+    env.put("QDRANT_GRPC_PORT", String.valueOf(QDRANT_PORT));
+    env.put("QDRANT_COLLECTION", TestStack.COLLECTION);
+    env.put("COHERE_API_KEY", TestStack.COHERE_KEY);
+    env.put("COHERE_BASE_URL", "http://127.0.0.1:" + COHERE_PORT);
+    env.put("PORT", String.valueOf(PEER_PORT));
+    Process peer = builder.start();
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+    while (System.nanoTime() < deadline) {
+      if (!peer.isAlive()) {
+        throw new IllegalStateException("the peer exited; see " + log);
+      }
+      try {
+        int status = http.request(HttpMethod.GET, PEER_PORT, "127.0.0.1", "/health")
+            .compose(request -> request.send()).map(response -> response.statusCode())
+            .toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
+        if (status == 200) {
+          return peer;
+        }
+      } catch (Exception notYet) {
+        // not listening yet
+      }
+      Thread.sleep(250);
+    }
+    throw new IllegalStateException("the peer was not up within 2 minutes; see " + log);
+  }
+
   // --- requests ---
 
   private String uniqueQuestion() {
     long n = unique.incrementAndGet();
-    return TOPICS[(int) (n % TOPICS.length)] + " question " + n;
+    return topics[(int) (n % topics.length)] + " question " + n;
   }
 
-  private static String cachedQuestion(long n) {
-    return TOPICS[(int) (n % TOPICS.length)];
+  private String cachedQuestion(long n) {
+    return topics[(int) (n % topics.length)];
   }
 
   private static JsonObject body(String question) {
@@ -297,7 +492,7 @@ public final class Bench {
   }
 
   private Future<Integer> retrieve(String question) {
-    return post("/v1/retrieve", "application/json", body(question).toBuffer(), null);
+    return post(retrieveUri, "application/json", body(question).toBuffer(), null);
   }
 
   private Future<Integer> stream(String question) {
@@ -385,7 +580,7 @@ public final class Bench {
   private long[] cpuTicks() throws IOException {
     long requestThreads = 0;
     long compiler = 0;
-    try (var tasks = Files.list(Path.of("/proc", String.valueOf(service.pid()), "task"))) {
+    try (var tasks = Files.list(Path.of("/proc", String.valueOf(measured.pid()), "task"))) {
       for (Path task : (Iterable<Path>) tasks::iterator) {
         try {
           String name = Files.readString(task.resolve("comm")).trim();
@@ -399,20 +594,24 @@ public final class Bench {
         }
       }
     }
-    return new long[] {ticks(Files.readString(Path.of("/proc", String.valueOf(service.pid()), "stat"))), requestThreads,
+    return new long[] {ticks(Files.readString(Path.of("/proc", String.valueOf(measured.pid()), "stat"))), requestThreads,
         compiler};
   }
 
   /**
-   * The service's CPU ticks by thread pool: a thread's name without its number ("rag-local-embed",
-   * "vert.x-eventloo", "GC Thread#"; Linux keeps 15 characters of it).
+   * The measured process's CPU ticks by thread pool: a thread's name without its number
+   * ("rag-local-embed", "GC Thread#"; Linux keeps 15 characters of it). Each Vert.x event loop
+   * counts on its own, as "eventloop tid N" (Linux cuts all their names to "vert.x-eventloo"):
+   * whether every event loop carries HTTP work shows there.
    */
   private Map<String, Long> poolTicks() throws IOException {
     Map<String, Long> pools = new TreeMap<>();
-    try (var tasks = Files.list(Path.of("/proc", String.valueOf(service.pid()), "task"))) {
+    try (var tasks = Files.list(Path.of("/proc", String.valueOf(measured.pid()), "task"))) {
       for (Path task : (Iterable<Path>) tasks::iterator) {
         try {
-          String pool = Files.readString(task.resolve("comm")).trim().replaceAll("[-#]?[0-9]+$", "");
+          String name = Files.readString(task.resolve("comm")).trim();
+          String pool = name.startsWith("vert.x-eventloo") ? "eventloop tid " + task.getFileName()
+              : name.replaceAll("[-#]?[0-9]+$", "");
           pools.merge(pool, ticks(Files.readString(task.resolve("stat"))), Long::sum);
         } catch (IOException threadEnded) {
           // a thread may end between the listing and the read
@@ -441,7 +640,7 @@ public final class Bench {
   }
 
   private double rssMb() throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(service.pid()), "status"))) {
+    for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(measured.pid()), "status"))) {
       if (line.startsWith("VmRSS:")) {
         return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
       }
@@ -505,10 +704,13 @@ public final class Bench {
 
   // --- processes ---
 
-  private static Process startStandIns(int dim, long cohereMs, long qdrantMs, Path out) throws Exception {
-    Process process = new ProcessBuilder(javaBin(), "-Xmx512m", "-cp", System.getProperty("java.class.path"),
+  /** {@code args}: dimension, Cohere delay, Qdrant delay, and for the realistic workload the manual's folder and chunk count. */
+  private static Process startStandIns(Path out, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx1g", "-cp", System.getProperty("java.class.path"),
         StandIns.class.getName(), String.valueOf(QDRANT_PORT), String.valueOf(COHERE_PORT),
-        String.valueOf(CONTROL_PORT), String.valueOf(dim), String.valueOf(cohereMs), String.valueOf(qdrantMs))
+        String.valueOf(CONTROL_PORT)));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command)
         .redirectErrorStream(true)
         .start();
     BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -550,6 +752,7 @@ public final class Bench {
     env.put("RAG_LOG_LEVEL", "WARN");
     env.putAll(new HashMap<>(settings));
     service = builder.start();
+    measured = service;
     port = servicePort;
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
     while (System.nanoTime() < deadline) {
@@ -629,6 +832,24 @@ public final class Bench {
       return poolMs.entrySet().stream()
           .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
           .limit(5)
+          .map(e -> String.format(Locale.ROOT, "%s %.3f", e.getKey(), completed == 0 ? 0 : e.getValue() / completed))
+          .collect(java.util.stream.Collectors.joining(", "));
+    }
+
+    /** Every Vert.x event loop's CPU per request, busiest first. */
+    String eventLoops() {
+      return perRequest(poolMs.entrySet().stream().filter(e -> e.getKey().startsWith("eventloop tid ")), Integer.MAX_VALUE);
+    }
+
+    /** The five busiest pools other than the event loops. */
+    String otherPools() {
+      return perRequest(poolMs.entrySet().stream().filter(e -> !e.getKey().startsWith("eventloop tid ")), 5);
+    }
+
+    private String perRequest(java.util.stream.Stream<Map.Entry<String, Double>> pools, int limit) {
+      return pools
+          .sorted(Map.Entry.<String, Double>comparingByValue().reversed())
+          .limit(limit)
           .map(e -> String.format(Locale.ROOT, "%s %.3f", e.getKey(), completed == 0 ? 0 : e.getValue() / completed))
           .collect(java.util.stream.Collectors.joining(", "));
     }

@@ -5,7 +5,15 @@ import dev.ragretrieval.testing.QdrantTestServer;
 import dev.ragretrieval.testing.TestStack;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
+import dev.ragretrieval.ingest.Chunk;
+import dev.ragretrieval.ingest.Chunker;
+import dev.ragretrieval.ingest.HtmlReader;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +24,11 @@ import java.util.concurrent.TimeUnit;
  * {@link CohereTestServer} answering after a fixed delay, and a control port whose
  * {@code GET /counts} says how many embed calls and inputs Cohere has received.
  *
- * <p>Arguments: qdrant port, cohere port, control port, dimension, cohere delay ms, qdrant delay ms.
+ * <p>Arguments: qdrant port, cohere port, control port, dimension, cohere delay ms, qdrant delay ms,
+ * and for the realistic workload a folder of HTML pages and how many chunks to seed: the pages are
+ * read and chunked by the service's own ingest code ({@link HtmlReader}, {@link Chunker}), so the
+ * points carry the payload an ingest writes, and Cohere answers dense vectors printed as Cohere
+ * prints them ({@link CohereTestServer#cohereFloats}).
  * Prints {@code ready} once every port listens; stops when stdin closes (the bench has gone).
  */
 public final class StandIns {
@@ -40,10 +52,15 @@ public final class StandIns {
     cohere.delay(Duration.ofMillis(cohereMs));
     qdrant.delay(Duration.ofMillis(qdrantMs));
     qdrant.createCollection(TestStack.COLLECTION, dimension);
-    for (int i = 0; i < TestStack.CHUNKS.length; i++) {
-      String id = UUID.nameUUIDFromBytes(("chunk-" + i).getBytes(StandardCharsets.UTF_8)).toString();
-      qdrant.upsert(TestStack.COLLECTION, id, CohereTestServer.vectorFor(TestStack.CHUNKS[i][2], dimension),
-          TestStack.payload(i));
+    if (args.length > 7) {
+      cohere.cohereFloats(true);
+      seedManual(qdrant, Path.of(args[6]), Integer.parseInt(args[7]), dimension);
+    } else {
+      for (int i = 0; i < TestStack.CHUNKS.length; i++) {
+        String id = UUID.nameUUIDFromBytes(("chunk-" + i).getBytes(StandardCharsets.UTF_8)).toString();
+        qdrant.upsert(TestStack.COLLECTION, id, CohereTestServer.vectorFor(TestStack.CHUNKS[i][2], dimension),
+            TestStack.payload(i));
+      }
     }
     vertx.createHttpServer()
         .requestHandler(request -> request.response().putHeader("Content-Type", "application/json")
@@ -56,5 +73,32 @@ public final class StandIns {
       // the bench holds our stdin open while it needs us
     }
     vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  /**
+   * The first {@code chunks} chunks of the manual's pages, in path order, as an ingest would store
+   * them. Sizes are reported on stderr, which the bench keeps in stand-ins.log.
+   */
+  private static void seedManual(QdrantTestServer qdrant, Path root, int chunks, int dimension) throws IOException {
+    List<Path> pages;
+    try (Stream<Path> files = Files.walk(root)) {
+      pages = files.filter(f -> f.toString().endsWith(".html")).sorted().toList();
+    }
+    Chunker chunker = new Chunker();
+    int seeded = 0;
+    long chars = 0;
+    for (Path page : pages) {
+      String url = "https://docs.python.org/3.11/" + root.relativize(page).toString().replace('\\', '/');
+      for (Chunk chunk : chunker.chunk(HtmlReader.read(url, Files.readString(page)))) {
+        qdrant.upsert(TestStack.COLLECTION, chunk.pointId(), CohereTestServer.denseVectorFor(chunk.embedText(), dimension),
+            chunk.payload());
+        chars += chunk.payload().getString("text").length();
+        if (++seeded == chunks) {
+          System.err.printf("seeded %d chunks of %s, %d chars of text each on average%n", seeded, root, chars / seeded);
+          return;
+        }
+      }
+    }
+    throw new IllegalStateException(root + " holds only " + seeded + " chunks; " + chunks + " wanted");
   }
 }

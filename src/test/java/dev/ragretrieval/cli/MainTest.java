@@ -133,10 +133,21 @@ class MainTest {
     Run first = run("ingest", work.toString(), "--collection", "garden");
     assertThat(first.code()).as(first.err()).isZero();
     assertThat(first.err()).contains("ingesting 1 page into 'garden'");
-    assertThat(first.out()).contains("garden: 1 page, 1 chunk, 1 upserted, 0 stale deleted, 0 documents removed (0 chunks),"
-        + " 0 chunks failed");
+    assertThat(first.out()).contains("garden: 1 page (1 new, 0 changed, 0 unchanged, 0 removed),"
+        + " 1 chunk (1 embedded, 0 reused, 0 stale deleted, 0 failed), 1 text embedded in");
+    Path report = work.resolve("reports/unchanged.json");
+    Run unchanged = run("ingest", work.toString(), "--collection", "garden", "--output", report.toString());
+    assertThat(unchanged.code()).as(unchanged.err()).isZero();
+    assertThat(unchanged.out()).contains("(0 new, 0 changed, 1 unchanged, 0 removed)", "(0 embedded, 1 reused,");
+    JsonObject written = new JsonObject(Files.readString(report));
+    assertThat(written.getBoolean("ok")).isTrue();
+    assertThat(written.getJsonObject("pages").getInteger("unchanged")).isEqualTo(1);
+    assertThat(written.getJsonObject("chunks").getInteger("reused")).isEqualTo(1);
+    assertThat(written.getLong("texts_sent")).isZero();
+    assertThat(written.getJsonArray("failed_pages")).isEmpty();
     Run again = run("ingest", work.toString(), "--collection", "garden", "--recreate");
     assertThat(again.code()).isZero();
+    assertThat(again.out()).contains("(1 embedded, 0 reused,");
     Map<String, String> env = env();
     env.put("QDRANT_COLLECTIONS", "garden");
     Run query = run(env, "query", "how often to water tomatoes", "--collection", "garden", "--json");
@@ -232,7 +243,7 @@ class MainTest {
     assertThat(run("ingest", work.toString(), "--collection", "garden").code()).isZero();
     Files.delete(docs.resolve("roses.md"));
     Run kept = run("ingest", work.toString(), "--collection", "garden", "--keep-missing");
-    assertThat(kept.out()).contains("0 documents removed");
+    assertThat(kept.out()).contains("1 unchanged, 0 removed)");
     Run mirrored = run("ingest", work.toString(), "--collection", "garden");
     assertThat(mirrored.code()).as(mirrored.err()).isZero();
     assertThat(mirrored.out()).contains("1 document removed (1 chunk)");

@@ -134,12 +134,15 @@ class IngestorTest {
   void failedBatchIsReportedAndRerunCompletes(VertxTestContext test) {
     List<Page> pages = SampleBook.pages().subList(0, 3);
     cohere.failNext(1000, 500, null);
-    ingestor.ingest(pages, options().withBatchSize(96)).compose(failed -> {
+    // the model is known (as the CLI's start-up check gives it), so the run itself makes no check call
+    ingestor.ingest(pages, options().withBatchSize(96).withEmbedder(EmbeddingTestConfigs.COHERE_MODEL, DIM))
+        .compose(failed -> {
       test.verify(() -> {
         assertThat(failed.ok()).isFalse();
         assertThat(failed.failed()).isEqualTo(failed.chunks());
         assertThat(failed.upserted()).isZero();
         assertThat(failed.errors()).isNotEmpty();
+        assertThat(failed.failedPages()).containsExactlyElementsOf(pages.stream().map(Page::sourceUrl).toList());
       });
       cohere.reset();
       return ingestor.ingest(pages, options());

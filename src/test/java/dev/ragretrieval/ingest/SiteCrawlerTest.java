@@ -91,6 +91,30 @@ class SiteCrawlerTest {
   }
 
   @Test
+  @DisplayName("streamed, the sitemap's pages come as they are fetched, then an empty list; the 404 is among the failures")
+  void streamsSitemap(VertxTestContext test) {
+    List<Page> taken = new java.util.ArrayList<>();
+    crawler.stream(base + "/sitemap.xml").compose(stream -> drain(stream, taken).map(stream))
+        .onComplete(test.succeeding(stream -> test.verify(() -> {
+          assertThat(stream.size()).isEqualTo(3);
+          assertThat(taken).extracting(Page::pageTitle).containsExactlyInAnyOrder("Nodes and Topics", "Sim to Real");
+          assertThat(stream.failed()).singleElement().satisfies(f -> assertThat(f.url()).endsWith("/docs/missing"));
+          assertThat(stream.alsoPresent()).isEmpty(); // a 404 is gone, not failed for now
+          test.completeNow();
+        })));
+  }
+
+  private static io.vertx.core.Future<Void> drain(PageSource source, List<Page> into) {
+    return source.next(1).compose(pages -> {
+      if (pages.isEmpty()) {
+        return io.vertx.core.Future.<Void>succeededFuture();
+      }
+      into.addAll(pages);
+      return drain(source, into);
+    });
+  }
+
+  @Test
   @DisplayName("a sitemap crawl reads every listed page's article only, with title, chapter, sections; a 404 is reported")
   void crawlsSitemap(VertxTestContext test) {
     crawler.crawl(base + "/sitemap.xml").onComplete(test.succeeding(result -> test.verify(() -> {

@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.CrossVersionObjectReference;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
@@ -84,11 +85,11 @@ class K8sKustomizeBuildTest {
   }
 
   @Test
-  @DisplayName("renders the six resources plus two generated ConfigMaps, and no Secret (created by hand)")
+  @DisplayName("renders the seven resources plus two generated ConfigMaps, and no Secret (created by hand)")
   void renderedSet() {
     assertThat(RENDERED).extracting(r -> r.getClass().getSimpleName()).containsExactlyInAnyOrder(
         "ConfigMap", "ConfigMap", "Deployment", "Service", "Ingress", "HorizontalPodAutoscaler",
-        "PodDisruptionBudget", "NetworkPolicy");
+        "PodDisruptionBudget", "NetworkPolicy", "CronJob");
     // the common labels of kustomization.yaml reached every resource
     assertThat(RENDERED).allSatisfy(r -> assertThat(r.getMetadata().getLabels())
         .as("%s labels", r.getKind()).containsEntry("app.kubernetes.io/name", "rag-retrieval")
@@ -184,6 +185,29 @@ class K8sKustomizeBuildTest {
     assertThat(pdb).isNotEmpty();
     assertThat(policy).isNotEmpty();
     assertThat(podLabels).containsAllEntriesOf(pdb).containsAllEntriesOf(policy);
+  }
+
+  @Test
+  @DisplayName("the ingest CronJob never runs twice at once and uses the service's image, ConfigMaps (hashed names) and Secret")
+  void ingestCronJob() {
+    CronJob cron = only(CronJob.class);
+    assertThat(cron.getSpec().getConcurrencyPolicy()).isEqualTo("Forbid");
+    PodSpec pod = cron.getSpec().getJobTemplate().getSpec().getTemplate().getSpec();
+    assertThat(pod.getRestartPolicy()).isEqualTo("Never");
+    Container ingest = pod.getContainers().get(0);
+    assertThat(ingest.getImage()).isEqualTo(container.getImage());
+    assertThat(ingest.getArgs()).first().isEqualTo("ingest");
+    assertThat(ingest.getArgs().get(1)).matches("https?://.*sitemap.*");
+    assertThat(ingest.getEnvFrom()).extracting(e -> e.getConfigMapRef() == null ? null : e.getConfigMapRef().getName())
+        .contains(configMap("rag-retrieval-env").getMetadata().getName());
+    assertThat(ingest.getEnvFrom()).extracting(e -> e.getSecretRef() == null ? null : e.getSecretRef().getName())
+        .containsAll(container.getEnvFrom().stream().filter(e -> e.getSecretRef() != null)
+            .map(e -> e.getSecretRef().getName()).toList());
+    String configVolume = pod.getVolumes().stream().filter(v -> v.getConfigMap() != null)
+        .map(v -> v.getConfigMap().getName()).findFirst().orElseThrow();
+    assertThat(configVolume).isEqualTo(configMap("rag-retrieval-config").getMetadata().getName());
+    assertThat(ingest.getEnv()).anySatisfy(e -> assertThat(e.getName()).isEqualTo("RAG_CONFIG"));
+    assertThat(ingest.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
   }
 
   @Test

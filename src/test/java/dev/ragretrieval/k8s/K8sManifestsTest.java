@@ -21,6 +21,7 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
@@ -74,8 +75,9 @@ class K8sManifestsTest {
   void resourcesLoad() {
     assertThat(RESOURCES.values()).extracting(r -> r.getClass().getSimpleName())
         .containsExactlyInAnyOrder("Deployment", "Service", "Ingress", "HorizontalPodAutoscaler",
-            "PodDisruptionBudget", "NetworkPolicy");
-    assertThat(RESOURCES.values()).allSatisfy(r -> assertThat(r.getMetadata().getName()).isEqualTo("rag-retrieval"));
+            "PodDisruptionBudget", "NetworkPolicy", "CronJob");
+    assertThat(RESOURCES.values()).allSatisfy(r -> assertThat(r.getMetadata().getName())
+        .isEqualTo(r instanceof CronJob ? "rag-retrieval-ingest" : "rag-retrieval"));
     assertThat(deployment.getSpec().getReplicas()).isEqualTo(2);
   }
 

@@ -30,7 +30,8 @@ import java.util.regex.Pattern;
  *
  * <p>It serves two documented endpoints with the same deterministic vectors ({@link #vectorFor}):
  * <ul>
- *   <li>Cohere's {@code POST /v2/embed}: {@code {"model", "texts", "input_type",
+ *   <li>Cohere's {@code POST /v2/embed} (and {@code /v1/embed}, LangChain4j's, answering
+ *       {@code "embeddings"} as a plain list): {@code {"model", "texts", "input_type",
  *       "embedding_types", "truncate"}} answered by {@code {"id", "embeddings": {"float":
  *       [[...]]}, "texts", "meta", "response_type": "embeddings_by_type"}}. Validated like Cohere:
  *       a bearer key ({@code 401 {"message": ...}} otherwise), {@code model} and {@code texts}
@@ -86,6 +87,7 @@ public final class CohereTestServer {
   private final List<Long> arrivals = new CopyOnWriteArrayList<>();
   private final Deque<Fault> faults = new ArrayDeque<>();
   private volatile Duration delay = Duration.ZERO;
+  private volatile boolean cohereFloats;
   private HttpServer server;
   private TestCertificate tls;
 
@@ -222,6 +224,58 @@ public final class CohereTestServer {
   }
 
   /**
+   * The bench's realism: every vector {@link #denseVectorFor dense} and printed as Cohere prints
+   * float32s (up to 9 significant digits, small ones in exponent form such as {@code -1.2345678e-05}),
+   * where the default answers the tests' sparse vectors through Jackson.
+   */
+  public void cohereFloats(boolean on) {
+    cohereFloats = on;
+  }
+
+  /**
+   * {@link #vectorFor} with a small deterministic noise on every dimension, normalised again: as
+   * dense as a real model's vector (no zeros, about a tenth of the values under 1e-3), while texts
+   * that share words still score high together.
+   */
+  public static float[] denseVectorFor(String text, int dimension) {
+    float[] vector = vectorFor(text, dimension);
+    java.util.SplittableRandom noise = new java.util.SplittableRandom(mix(fnv1a(text)));
+    double norm = 0;
+    for (int i = 0; i < dimension; i++) {
+      vector[i] += (float) ((noise.nextDouble() * 2 - 1) * 0.01);
+      norm += (double) vector[i] * vector[i];
+    }
+    float scale = (float) (1 / Math.sqrt(norm));
+    for (int i = 0; i < dimension; i++) {
+      vector[i] *= scale;
+    }
+    return vector;
+  }
+
+  /** {@code [v, v, ...]} with each float as Cohere prints it: {@code -0.016679477}, {@code 3.4e-05}. */
+  static void appendCohereFloats(StringBuilder out, float[] vector) {
+    out.append('[');
+    for (int i = 0; i < vector.length; i++) {
+      if (i > 0) {
+        out.append(',');
+      }
+      String shortest = Float.toString(vector[i]);
+      int e = shortest.indexOf('E');
+      if (e < 0) {
+        out.append(shortest);
+      } else {
+        String mantissa = shortest.substring(0, e);
+        int exponent = Integer.parseInt(shortest.substring(e + 1));
+        out.append(mantissa.endsWith(".0") ? mantissa.substring(0, mantissa.length() - 2) : mantissa)
+            .append(exponent < 0 ? "e-" : "e+");
+        int magnitude = Math.abs(exponent);
+        out.append(magnitude < 10 ? "0" : "").append(magnitude);
+      }
+    }
+    out.append(']');
+  }
+
+  /**
    * A deterministic, L2-normalised vector: a signed hashed bag of the lower-cased words (stop words
    * dropped, a plural "s" trimmed) and of word bigrams. Texts sharing words get a high cosine, so
    * tests can seed a vector store with {@code vectorFor(chunkText)} and real queries rank sensibly.
@@ -332,7 +386,10 @@ public final class CohereTestServer {
     request.body().onSuccess(body -> {
       long arrived = System.nanoTime();
       boolean post = request.method() == HttpMethod.POST;
-      boolean cohere = post && "/v2/embed".equals(request.path());
+      // v1 is what LangChain4j's CohereEmbeddingModel calls (the bench's peer): the same texts, an
+      // answer with "embeddings" as a plain list of float lists
+      boolean cohereV1 = post && "/v1/embed".equals(request.path());
+      boolean cohere = post && ("/v2/embed".equals(request.path()) || cohereV1);
       boolean openai = post && "/v1/embeddings".equals(request.path());
       boolean rerank = post && "/v2/rerank".equals(request.path());
       if (!cohere && !openai && !rerank) {
@@ -351,7 +408,7 @@ public final class CohereTestServer {
       Fault fault = takeFault();
       Runnable answer = () -> {
         if (cohere) {
-          answerCohere(request, json, fault);
+          answerCohere(request, json, fault, cohereV1);
         } else if (rerank) {
           answerRerank(request, json, fault);
         } else {
@@ -390,26 +447,44 @@ public final class CohereTestServer {
     return false;
   }
 
-  private void answerCohere(HttpServerRequest request, JsonObject body, Fault fault) {
+  private void answerCohere(HttpServerRequest request, JsonObject body, Fault fault, boolean v1) {
     if (answeredBeforeWork(request, fault, cohereRefusal(body), "{\"id\": \"x\", \"embeddings\": {\"float\": [[0.1, 0.2,")) {
       return;
     }
     JsonArray texts = body.getJsonArray("texts");
     int size = fault != null && fault.kind == Kind.WRONG_DIMENSION ? dimension + 1 : dimension;
-    JsonArray floats = new JsonArray();
     int tokens = 0;
     for (int i = 0; i < texts.size(); i++) {
-      floats.add(toJson(vectorFor(texts.getString(i), size)));
       tokens += words(texts.getString(i)).size();
     }
+    JsonObject meta = new JsonObject()
+        .put("api_version", new JsonObject().put("version", v1 ? "1" : "2"))
+        .put("billed_units", new JsonObject().put("input_tokens", tokens));
+    String id = UUID.randomUUID().toString();
+    if (cohereFloats) {
+      StringBuilder out = new StringBuilder(texts.size() * size * 13 + 256);
+      out.append("{\"id\":\"").append(id).append(v1 ? "\",\"embeddings\":[" : "\",\"embeddings\":{\"float\":[");
+      for (int i = 0; i < texts.size(); i++) {
+        if (i > 0) {
+          out.append(',');
+        }
+        appendCohereFloats(out, denseVectorFor(texts.getString(i), size));
+      }
+      out.append(v1 ? "]" : "]}").append(",\"texts\":").append(texts.encode()).append(",\"meta\":").append(meta.encode())
+          .append(",\"response_type\":\"").append(v1 ? "embeddings_floats" : "embeddings_by_type").append("\"}");
+      sendRaw(request, out.toString());
+      return;
+    }
+    JsonArray floats = new JsonArray();
+    for (int i = 0; i < texts.size(); i++) {
+      floats.add(toJson(vectorFor(texts.getString(i), size)));
+    }
     send(request, 200, new JsonObject()
-        .put("id", UUID.randomUUID().toString())
-        .put("embeddings", new JsonObject().put("float", floats))
+        .put("id", id)
+        .put("embeddings", v1 ? floats : new JsonObject().put("float", floats))
         .put("texts", texts)
-        .put("meta", new JsonObject()
-            .put("api_version", new JsonObject().put("version", "2"))
-            .put("billed_units", new JsonObject().put("input_tokens", tokens)))
-        .put("response_type", "embeddings_by_type"), null);
+        .put("meta", meta)
+        .put("response_type", v1 ? "embeddings_floats" : "embeddings_by_type"), null);
   }
 
   private void answerRerank(HttpServerRequest request, JsonObject body, Fault fault) {

@@ -42,13 +42,19 @@ import java.util.function.Supplier;
  *
  * <h2>What it implements</h2>
  * Collections: Get, List, Create (one dense Cosine vector, unnamed or named, plus sparse vectors
- * with or without the IDF modifier), Delete, CollectionExists. Points: Query (nearest dense,
- * sparse or {@code Document} vector; prefetch, nested, with fusion RRF (k 2, as Qdrant) or a
- * nearest rescoring over the prefetched points; limit, offset, score_threshold, filter,
- * with_payload enable/include/exclude, with_vectors, using), QueryBatch, Upsert (dense or legacy
- * data vectors; sparse vectors as indices/values or as a {@code Document} with model
- * {@code qdrant/bm25}, inferred as Qdrant does: {@link QdrantTestBm25}),
- * Delete (ids or filter), Count, CreateFieldIndex, Facet. Filters: must / must_not / should /
+ * with or without the IDF modifier; metadata kept and returned; shards, replicas, write
+ * consistency, on-disk payload and scalar quantization are kept and reported back by Get, not
+ * acted on), Delete, CollectionExists. Points:
+ * Query (nearest dense, sparse or {@code Document} vector; prefetch, nested, with fusion RRF (k 2,
+ * as Qdrant's {@code Fusion.RRF}) or {@code Rrf {k, weights}} with Qdrant's weighted formula, equal
+ * fused scores in random order as Qdrant's unstable sort leaves them, or a nearest rescoring over
+ * the prefetched points; limit, offset, score_threshold, filter, with_payload
+ * enable/include/exclude, with_vectors, using), QueryBatch, Search (as the nearest Query it
+ * amounts to; LangChain4j's store calls it), Upsert (dense or legacy data vectors; sparse vectors
+ * as indices/values or as a {@code Document} with model {@code qdrant/bm25} and its BM25 options,
+ * inferred as Qdrant does: {@link QdrantTestBm25}),
+ * Delete (ids or filter), Count, CreateFieldIndex, Facet, Scroll (filter, offset, limit, with_payload,
+ * with_vectors; id order and next_page_offset as Qdrant). Filters: must / must_not / should /
  * min_should, nested filters, HasId, is_empty, is_null, keyword / integer / boolean matches,
  * keywords / integers (any of), except matches and numeric ranges. Every other RPC answers
  * UNIMPLEMENTED.
@@ -58,7 +64,9 @@ import java.util.function.Supplier;
  * "Wrong input: Vector dimension error: expected dim: N, got M" for a wrong vector size;
  * INVALID_ARGUMENT "Wrong input: Not existing vector name error: x" for a vector name the
  * collection lacks (in a query's {@code using} or an upserted point);
- * UNAUTHENTICATED when the server was started with a required api key and a call carries none or
+ * INVALID_ARGUMENT "Validation error in body: [shard_number: value 0 invalid, must be 1 or larger]"
+ * (and the same for replication_factor, write_consistency_factor, a scalar quantile outside 0.5..1,
+ * a search's oversampling below 1); UNAUTHENTICATED when the server was started with a required api key and a call carries none or
  * another one (metadata {@code api-key}); ALREADY_EXISTS when creating an existing collection.
  * Query without with_payload returns no payload, as Qdrant does; limit defaults to 10.
  *
@@ -197,6 +205,20 @@ public final class QdrantTestServer {
   /** The sparse vectors stored for a point (name -> term id -> weight), or null. */
   public Map<String, Map<Integer, Float>> sparseVectors(String collection, String id) {
     return store.sparseVectors(collection, id);
+  }
+
+  /**
+   * The CreateCollection a collection was made with (its shards, replicas, write consistency,
+   * on-disk payload, quantization); the default instance for one made directly by a test. Get
+   * reports these back as Qdrant does.
+   */
+  public io.qdrant.client.grpc.Collections.CreateCollection layout(String collection) {
+    return store.layout(collection);
+  }
+
+  /** The write ordering of every Upsert, Delete and CreateFieldIndex received, oldest first (Weak when none was sent). */
+  public List<io.qdrant.client.grpc.Points.WriteOrderingType> orderings() {
+    return store.orderings();
   }
 
   public boolean collectionExists(String name) {
@@ -341,11 +363,13 @@ public final class QdrantTestServer {
   private void bindPoints() {
     bind("Points", VxPointsGrpcService.Query, store::query);
     bind("Points", VxPointsGrpcService.QueryBatch, store::queryBatch);
+    bind("Points", VxPointsGrpcService.Search, store::searchPoints);
     bind("Points", VxPointsGrpcService.Upsert, store::upsert);
     bind("Points", VxPointsGrpcService.Delete, store::deletePoints);
     bind("Points", VxPointsGrpcService.Count, store::countPoints);
     bind("Points", VxPointsGrpcService.CreateFieldIndex, store::createFieldIndex);
     bind("Points", VxPointsGrpcService.Facet, store::facet);
+    bind("Points", VxPointsGrpcService.Scroll, store::scroll);
   }
 
   /** Every bound RPC goes through the same gate: count, api key, injected failure, delay, then the store. */

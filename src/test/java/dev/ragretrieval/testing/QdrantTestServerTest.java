@@ -53,10 +53,39 @@ class QdrantTestServerTest {
   @Test
   @DisplayName("an RPC the server does not implement answers UNIMPLEMENTED")
   void unimplemented() {
-    Throwable failure = failure(points.scroll(ScrollPoints.newBuilder().setCollectionName("docs").build()));
+    Throwable failure = failure(points.get(io.qdrant.client.grpc.Points.GetPoints.newBuilder().setCollectionName("docs").build()));
 
     assertThat(failure).isInstanceOf(InvalidStatusException.class);
     assertThat(((InvalidStatusException) failure).actualStatus()).isEqualTo(GrpcStatus.UNIMPLEMENTED);
+  }
+
+  @Test
+  @DisplayName("Scroll pages through the filtered points in id order (numbers first), with only the payload asked for")
+  void scrollPages() throws Exception {
+    qdrant.createCollection("docs", 2);
+    String uuidLow = "00000000-0000-0000-0000-00000000000a";
+    String uuidHigh = "ffffffff-0000-0000-0000-000000000001";
+    qdrant.upsert("docs", uuidHigh, new float[] {1, 0}, new JsonObject().put("page", "p").put("hash", "h1"));
+    qdrant.upsert("docs", "7", new float[] {1, 0}, new JsonObject().put("page", "p").put("hash", "h2"));
+    qdrant.upsert("docs", uuidLow, new float[] {1, 0}, new JsonObject().put("page", "p").put("hash", "h3"));
+    qdrant.upsert("docs", "3", new float[] {0, 1}, new JsonObject().put("page", "other").put("hash", "h4"));
+    Filter pageP = Filter.newBuilder().addMust(io.qdrant.client.grpc.Common.Condition.newBuilder()
+        .setField(io.qdrant.client.grpc.Common.FieldCondition.newBuilder().setKey("page")
+            .setMatch(io.qdrant.client.grpc.Common.Match.newBuilder().setKeyword("p")))).build();
+    ScrollPoints.Builder scroll = ScrollPoints.newBuilder().setCollectionName("docs").setFilter(pageP).setLimit(2)
+        .setWithPayload(io.qdrant.client.grpc.Points.WithPayloadSelector.newBuilder()
+            .setInclude(io.qdrant.client.grpc.Points.PayloadIncludeSelector.newBuilder().addFields("hash")));
+
+    var first = await(points.scroll(scroll.build()));
+    var second = await(points.scroll(scroll.setOffset(first.getNextPageOffset()).build()));
+
+    assertThat(first.getResultList()).extracting(p -> p.getId().hasNum() ? String.valueOf(p.getId().getNum())
+        : p.getId().getUuid()).containsExactly("7", uuidLow);
+    assertThat(first.getResult(0).getPayloadMap()).containsOnlyKeys("hash");
+    assertThat(first.getResult(0).hasVectors()).isFalse();
+    assertThat(first.getNextPageOffset().getUuid()).isEqualTo(uuidHigh);
+    assertThat(second.getResultList()).extracting(p -> p.getId().getUuid()).containsExactly(uuidHigh);
+    assertThat(second.hasNextPageOffset()).isFalse();
   }
 
   @Test

@@ -21,6 +21,8 @@ import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
 import io.qdrant.client.grpc.Collections.ListCollectionsResponse;
 import io.qdrant.client.grpc.Collections.PayloadSchemaInfo;
 import io.qdrant.client.grpc.Collections.PayloadSchemaType;
+import io.qdrant.client.grpc.Collections.ScalarQuantization;
+import io.qdrant.client.grpc.Points.WriteOrderingType;
 import io.qdrant.client.grpc.Collections.VectorParams;
 import io.qdrant.client.grpc.Collections.VectorParamsMap;
 import io.qdrant.client.grpc.Collections.VectorsConfig;
@@ -53,7 +55,10 @@ import io.qdrant.client.grpc.Points.QueryBatchPoints;
 import io.qdrant.client.grpc.Points.QueryBatchResponse;
 import io.qdrant.client.grpc.Points.QueryPoints;
 import io.qdrant.client.grpc.Points.QueryResponse;
+import io.qdrant.client.grpc.Points.RetrievedPoint;
 import io.qdrant.client.grpc.Points.ScoredPoint;
+import io.qdrant.client.grpc.Points.ScrollPoints;
+import io.qdrant.client.grpc.Points.ScrollResponse;
 import io.qdrant.client.grpc.Points.UpdateResult;
 import io.qdrant.client.grpc.Points.UpdateStatus;
 import io.qdrant.client.grpc.Points.UpsertPoints;
@@ -85,6 +90,9 @@ import java.util.concurrent.atomic.AtomicLong;
 final class QdrantTestStore {
 
   /** One stored point; {@code key} is the normalised id ("u:" + uuid or "n:" + number). */
+  /** Each stored vector's norm, computed once (by identity: an upsert stores a new array). */
+  private final Map<float[], Double> norms = new java.util.WeakHashMap<>();
+
   record StoredPoint(PointId id, float[] vector, Map<String, Value> payload, Map<String, Map<Integer, Float>> sparse) {
     StoredPoint(PointId id, float[] vector, Map<String, Value> payload) {
       this(id, vector, payload, Map.of());
@@ -100,6 +108,9 @@ final class QdrantTestStore {
     final Map<String, Modifier> sparseVectors = new TreeMap<>(); // sparse vector name -> modifier
     final Map<String, StoredPoint> points = new LinkedHashMap<>();
     final Map<String, FieldType> indexes = new TreeMap<>();
+    /** How it was created: shards, replicas, write consistency, payload on disk, quantization (Qdrant's defaults when made directly). */
+    CreateCollection layout = CreateCollection.getDefaultInstance();
+    final Map<String, Value> metadata = new TreeMap<>();
 
     TestCollection(int dimension, String vectorName) {
       this.dimension = dimension;
@@ -108,6 +119,10 @@ final class QdrantTestStore {
   }
 
   private final List<QueryPoints> queries = new ArrayList<>();
+  /** The ordering each write (Upsert, Delete, CreateFieldIndex) carried; Weak when it carried none. */
+  private final List<WriteOrderingType> orderings = new ArrayList<>();
+  /** Orders equal fused scores; Qdrant's sort gives them no fixed order either. */
+  private final java.util.Random tieOrder = new java.util.Random();
   /** false in a long bench run: every Query holds its vector, and keeping them all runs out of memory. */
   private boolean recording = true;
 
@@ -186,9 +201,62 @@ final class QdrantTestStore {
     return collections.containsKey(collection);
   }
 
+  synchronized List<WriteOrderingType> orderings() {
+    return List.copyOf(orderings);
+  }
+
+  synchronized CreateCollection layout(String collection) {
+    return collection(collection).layout;
+  }
+
   // ---- Collections service ----
 
+  /** Qdrant's own bounds (lib/api/build.rs) and its message for a value outside them. */
+  private static void checkLayout(CreateCollection request) {
+    List<String> problems = new ArrayList<>();
+    if (request.hasShardNumber() && request.getShardNumber() < 1) {
+      problems.add("shard_number: value " + request.getShardNumber() + " invalid, must be 1 or larger");
+    }
+    if (request.hasReplicationFactor() && request.getReplicationFactor() < 1) {
+      problems.add("replication_factor: value " + request.getReplicationFactor() + " invalid, must be 1 or larger");
+    }
+    if (request.hasWriteConsistencyFactor() && request.getWriteConsistencyFactor() < 1) {
+      problems.add("write_consistency_factor: value " + request.getWriteConsistencyFactor() + " invalid, must be 1 or larger");
+    }
+    if (request.hasQuantizationConfig()) {
+      if (!request.getQuantizationConfig().hasScalar()) {
+        throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer supports scalar quantization only");
+      }
+      ScalarQuantization scalar = request.getQuantizationConfig().getScalar();
+      if (scalar.hasQuantile() && (scalar.getQuantile() < 0.5f || scalar.getQuantile() > 1.0f)) {
+        problems.add("quantile: value " + scalar.getQuantile() + " invalid, must be from 0.5 to 1.0");
+      }
+    }
+    if (!problems.isEmpty()) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Validation error in body: [" + String.join("; ", problems) + "]");
+    }
+  }
+
+  /** Oversampling below 1 is refused (lib/api/build.rs); read consistency factor 0 too. */
+  private static void checkSearchParams(QueryPoints query) {
+    List<io.qdrant.client.grpc.Points.SearchParams> params = new ArrayList<>();
+    if (query.hasParams()) {
+      params.add(query.getParams());
+    }
+    query.getPrefetchList().stream().filter(PrefetchQuery::hasParams).forEach(p -> params.add(p.getParams()));
+    for (io.qdrant.client.grpc.Points.SearchParams p : params) {
+      if (p.hasQuantization() && p.getQuantization().hasOversampling() && p.getQuantization().getOversampling() < 1.0) {
+        throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Validation error in body: [oversampling: value "
+            + p.getQuantization().getOversampling() + " invalid, must be 1 or larger]");
+      }
+    }
+    if (query.hasReadConsistency() && query.getReadConsistency().hasFactor() && query.getReadConsistency().getFactor() < 1) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: read consistency factor must be at least 1");
+    }
+  }
+
   synchronized CollectionOperationResponse create(CreateCollection request) {
+    checkLayout(request);
     VectorsConfig config = request.getVectorsConfig();
     if (config.hasParams()) {
       checkCosine(config.getParams());
@@ -200,11 +268,13 @@ final class QdrantTestStore {
     } else {
       throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer supports one dense vector per collection");
     }
+    collections.get(request.getCollectionName()).metadata.putAll(request.getMetadataMap());
     if (request.hasSparseVectorsConfig()) {
       TestCollection c = collections.get(request.getCollectionName());
       request.getSparseVectorsConfig().getMapMap().forEach((name, params) ->
           c.sparseVectors.put(name, params.hasModifier() ? params.getModifier() : Modifier.None));
     }
+    collections.get(request.getCollectionName()).layout = request;
     return CollectionOperationResponse.newBuilder().setResult(true).build();
   }
 
@@ -219,7 +289,14 @@ final class QdrantTestStore {
     VectorsConfig vectors = c.vectorName.isEmpty()
         ? VectorsConfig.newBuilder().setParams(params).build()
         : VectorsConfig.newBuilder().setParamsMap(VectorParamsMap.newBuilder().putMap(c.vectorName, params)).build();
-    CollectionParams.Builder collectionParams = CollectionParams.newBuilder().setShardNumber(1).setVectorsConfig(vectors);
+    // as Qdrant reports a layout: the values asked for, else its defaults (1 shard, 1 replica, 1 ack)
+    CreateCollection layout = c.layout;
+    CollectionParams.Builder collectionParams = CollectionParams.newBuilder()
+        .setShardNumber(layout.hasShardNumber() ? layout.getShardNumber() : 1)
+        .setReplicationFactor(layout.hasReplicationFactor() ? layout.getReplicationFactor() : 1)
+        .setWriteConsistencyFactor(layout.hasWriteConsistencyFactor() ? layout.getWriteConsistencyFactor() : 1)
+        .setOnDiskPayload(layout.getOnDiskPayload())
+        .setVectorsConfig(vectors);
     if (!c.sparseVectors.isEmpty()) {
       SparseVectorConfig.Builder sparse = SparseVectorConfig.newBuilder();
       c.sparseVectors.forEach((name, modifier) -> sparse.putMap(name, modifier == Modifier.None
@@ -231,7 +308,9 @@ final class QdrantTestStore {
         .setSegmentsCount(1)
         .setPointsCount(c.points.size())
         .setIndexedVectorsCount(c.points.size())
-        .setConfig(CollectionConfig.newBuilder().setParams(collectionParams));
+        .setConfig((layout.hasQuantizationConfig()
+            ? CollectionConfig.newBuilder().setParams(collectionParams).setQuantizationConfig(layout.getQuantizationConfig())
+            : CollectionConfig.newBuilder().setParams(collectionParams)).putAllMetadata(c.metadata));
     c.indexes.forEach((field, type) -> info.putPayloadSchema(field, PayloadSchemaInfo.newBuilder()
         .setDataType(schemaType(type)).setPoints(c.points.size()).build()));
     return GetCollectionInfoResponse.newBuilder().setResult(info).build();
@@ -252,11 +331,13 @@ final class QdrantTestStore {
   // ---- Points service ----
 
   synchronized PointsOperationResponse createFieldIndex(CreateFieldIndexCollection request) {
+    orderings.add(request.getOrdering().getType());
     collection(request.getCollectionName()).indexes.put(request.getFieldName(), request.getFieldType());
     return completed();
   }
 
   synchronized PointsOperationResponse upsert(UpsertPoints request) {
+    orderings.add(request.getOrdering().getType());
     TestCollection c = collection(request.getCollectionName());
     List<StoredPoint> accepted = new ArrayList<>();
     // check everything first: Qdrant applies a batch whole or not at all
@@ -270,6 +351,7 @@ final class QdrantTestStore {
   }
 
   synchronized PointsOperationResponse deletePoints(DeletePoints request) {
+    orderings.add(request.getOrdering().getType());
     TestCollection c = collection(request.getCollectionName());
     switch (request.getPoints().getPointsSelectorOneOfCase()) {
       case POINTS -> request.getPoints().getPoints().getIdsList().forEach(id -> c.points.remove(key(normalise(id))));
@@ -290,17 +372,96 @@ final class QdrantTestStore {
     return CountResponse.newBuilder().setResult(CountResult.newBuilder().setCount(n)).build();
   }
 
+  /**
+   * Scroll as Qdrant answers it (lib/collection/src/collection/point_ops.rs): the filtered points in
+   * id order (numeric ids before UUIDs) from {@code offset} on, {@code limit} (default 10) of them,
+   * and the id of the next one as {@code next_page_offset} when there is one. Payload comes back
+   * unless asked otherwise; vectors only when asked.
+   */
+  synchronized ScrollResponse scroll(ScrollPoints request) {
+    TestCollection c = collection(request.getCollectionName());
+    long limit = request.hasLimit() ? request.getLimit() : 10;
+    if (limit == 0) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Bad request: Limit cannot be 0");
+    }
+    PointId from = request.hasOffset() ? normalise(request.getOffset()) : null;
+    List<StoredPoint> page = c.points.values().stream()
+        .filter(p -> !request.hasFilter() || matches(request.getFilter(), p))
+        .filter(p -> from == null || ID_ORDER.compare(p.id(), from) >= 0)
+        .sorted(Comparator.comparing(StoredPoint::id, ID_ORDER))
+        .limit(limit + 1)
+        .toList();
+    WithPayloadSelector payload = request.hasWithPayload() ? request.getWithPayload()
+        : WithPayloadSelector.newBuilder().setEnable(true).build();
+    ScrollResponse.Builder out = ScrollResponse.newBuilder();
+    for (int i = 0; i < Math.min(limit, page.size()); i++) {
+      StoredPoint p = page.get(i);
+      RetrievedPoint.Builder point = RetrievedPoint.newBuilder().setId(p.id())
+          .putAllPayload(selectPayload(p.payload(), payload));
+      if (request.hasWithVectors()) {
+        vectorsOutput(c, p, request.getWithVectors()).ifPresent(point::setVectors);
+      }
+      out.addResult(point);
+    }
+    if (page.size() > limit) {
+      out.setNextPageOffset(page.get((int) limit).id());
+    }
+    return out.build();
+  }
+
+  /** Qdrant's id order: numbers (unsigned) first, then UUIDs by their bytes, which is their canonical text order. */
+  static final Comparator<PointId> ID_ORDER = (a, b) -> {
+    if (a.hasNum() != b.hasNum()) {
+      return a.hasNum() ? -1 : 1;
+    }
+    return a.hasNum() ? Long.compareUnsigned(a.getNum(), b.getNum()) : a.getUuid().compareTo(b.getUuid());
+  };
+
   synchronized QueryResponse query(QueryPoints request) {
+    checkSearchParams(request);
     if (recording) {
       queries.add(request);
     }
     return QueryResponse.newBuilder().addAllResult(search(request.getCollectionName(), request)).build();
   }
 
+  /**
+   * The legacy Search RPC (what LangChain4j's QdrantEmbeddingStore calls, the bench's peer), answered
+   * as the Query it amounts to: nearest to the given dense vector.
+   */
+  synchronized io.qdrant.client.grpc.Points.SearchResponse searchPoints(io.qdrant.client.grpc.Points.SearchPoints request) {
+    QueryPoints.Builder query = QueryPoints.newBuilder()
+        .setCollectionName(request.getCollectionName())
+        .setQuery(io.qdrant.client.grpc.Points.Query.newBuilder().setNearest(VectorInput.newBuilder()
+            .setDense(DenseVector.newBuilder().addAllData(request.getVectorList()))))
+        .setLimit(request.getLimit());
+    if (request.hasFilter()) {
+      query.setFilter(request.getFilter());
+    }
+    if (request.hasScoreThreshold()) {
+      query.setScoreThreshold(request.getScoreThreshold());
+    }
+    if (request.hasOffset()) {
+      query.setOffset(request.getOffset());
+    }
+    if (request.hasVectorName()) {
+      query.setUsing(request.getVectorName());
+    }
+    if (request.hasWithPayload()) {
+      query.setWithPayload(request.getWithPayload());
+    }
+    if (request.hasWithVectors()) {
+      query.setWithVectors(request.getWithVectors());
+    }
+    return io.qdrant.client.grpc.Points.SearchResponse.newBuilder()
+        .addAllResult(search(request.getCollectionName(), query.build())).build();
+  }
+
   synchronized QueryBatchResponse queryBatch(QueryBatchPoints request) {
     collection(request.getCollectionName());
     QueryBatchResponse.Builder out = QueryBatchResponse.newBuilder();
     for (QueryPoints q : request.getQueryPointsList()) {
+      checkSearchParams(q);
       if (recording) {
         queries.add(q);
       }
@@ -400,9 +561,20 @@ final class QdrantTestStore {
           if (step.query().getFusion() != io.qdrant.client.grpc.Points.Fusion.RRF) {
             throw new StatusException(GrpcStatus.UNIMPLEMENTED, "QdrantTestServer fuses by RRF only");
           }
-          yield rrf(lists, RRF_K);
+          yield rrf(lists, RRF_K, List.of());
         }
-        case RRF -> rrf(lists, step.query().getRrf().hasK() ? step.query().getRrf().getK() : RRF_K);
+        case RRF -> {
+          io.qdrant.client.grpc.Points.Rrf rrf = step.query().getRrf();
+          if (rrf.hasK() && rrf.getK() < 1) {
+            throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Validation error in body: [query.rrf.k: value 0 invalid, must be 1 or larger]");
+          }
+          List<Float> weights = rrf.getWeightsList();
+          if (!weights.isEmpty() && weights.size() != lists.size()) {
+            throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: Number of weights in RRF should match"
+                + " number of pre-fetches: got " + weights.size() + ", expected " + lists.size());
+          }
+          yield rrf(lists, rrf.hasK() ? rrf.getK() : RRF_K, weights);
+        }
         case NEAREST -> {
           Map<String, StoredPoint> union = new LinkedHashMap<>();
           lists.forEach(list -> list.forEach(h -> union.put(key(h.point().id()), h.point())));
@@ -422,17 +594,25 @@ final class QdrantTestStore {
     return nearest(c, step, c.points.values(), filter).stream().limit(limit).toList();
   }
 
-  /** Reciprocal rank fusion as Qdrant computes it: 1 / (position + k), position from 0, summed. */
-  private static List<Hit> rrf(List<List<Hit>> lists, int k) {
+  /**
+   * Reciprocal rank fusion as Qdrant computes it (reciprocal_rank_fusion.rs): a list's hit at
+   * position p (from 0) adds {@code 1 / ((p + 1) / weight + k - 1)} in f32, 0 for a weight &lt;= 0;
+   * no weights = weight 1 each. Sorted by fused score only: like Qdrant's unstable sort, ties come
+   * back in no order a client may rely on (here: shuffled).
+   */
+  private List<Hit> rrf(List<List<Hit>> lists, int k, List<Float> weights) {
     Map<String, Hit> fused = new LinkedHashMap<>();
-    for (List<Hit> list : lists) {
+    for (int l = 0; l < lists.size(); l++) {
+      List<Hit> list = lists.get(l);
+      float weight = weights.isEmpty() ? 1f : weights.get(l);
       for (int position = 0; position < list.size(); position++) {
         Hit h = list.get(position);
-        float score = 1f / (position + k);
+        float score = weight <= 0f ? 0f : 1f / ((float) (position + 1) / weight + (float) k - 1f);
         fused.merge(key(h.point().id()), new Hit(h.point(), score), (a, b) -> new Hit(a.point(), a.score() + b.score()));
       }
     }
     List<Hit> out = new ArrayList<>(fused.values());
+    java.util.Collections.shuffle(out, tieOrder);
     out.sort(Comparator.comparingDouble((Hit h) -> h.score()).reversed());
     return out;
   }
@@ -453,9 +633,10 @@ final class QdrantTestStore {
         }
         float[] query = floats(input.getDense().getDataList());
         checkDimension(c, query.length);
+        double queryNorm = norm(query);
         for (StoredPoint p : candidates) {
           if (filter == null || matches(filter, p)) {
-            hits.add(new Hit(p, (float) cosine(query, p.vector())));
+            hits.add(new Hit(p, (float) cosine(query, queryNorm, p.vector(), norms.computeIfAbsent(p.vector(), QdrantTestStore::norm))));
           }
         }
       }
@@ -534,7 +715,7 @@ final class QdrantTestStore {
       throw new StatusException(GrpcStatus.UNIMPLEMENTED,
           "QdrantTestServer infers only model qdrant/bm25, not " + document.getModel());
     }
-    return QdrantTestBm25.query(document.getText());
+    return QdrantTestBm25.query(document.getText(), bm25Config(document));
   }
 
   /** with_vectors: the unnamed vector alone comes back as a single vector, anything else by name. */
@@ -587,15 +768,35 @@ final class QdrantTestStore {
    * from Vectors.cosine on purpose: this is the stand-in server's own scoring, which tests check against Vectors.
    */
   static double cosine(float[] a, float[] b) {
-    double dot = 0;
-    double na = 0;
-    double nb = 0;
-    for (int i = 0; i < a.length; i++) {
-      dot += (double) a[i] * b[i];
-      na += (double) a[i] * a[i];
-      nb += (double) b[i] * b[i];
+    return cosine(a, norm(a), b, norm(b));
+  }
+
+  /** The cosine with both norms known ({@link #norm}); the same value as {@link #cosine(float[], float[])}. */
+  static double cosine(float[] a, double normA, float[] b, double normB) {
+    return normA == 0 || normB == 0 ? 0 : dot(a, b) / (normA * normB);
+  }
+
+  static double norm(float[] a) {
+    return Math.sqrt(dot(a, a));
+  }
+
+  /**
+   * Four partial sums: independent additions keep the CPU busy, so a brute-force search over a
+   * few thousand 1024-dimension points stays fast enough for the bench.
+   */
+  private static double dot(float[] a, float[] b) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int i = 0;
+    for (; i + 3 < a.length; i += 4) {
+      s0 += (double) a[i] * b[i];
+      s1 += (double) a[i + 1] * b[i + 1];
+      s2 += (double) a[i + 2] * b[i + 2];
+      s3 += (double) a[i + 3] * b[i + 3];
     }
-    return na == 0 || nb == 0 ? 0 : dot / (Math.sqrt(na) * Math.sqrt(nb));
+    for (; i < a.length; i++) {
+      s0 += (double) a[i] * b[i];
+    }
+    return (s0 + s1) + (s2 + s3);
   }
 
   private static Map<String, Value> selectPayload(Map<String, Value> payload, WithPayloadSelector selector) {
@@ -680,13 +881,24 @@ final class QdrantTestStore {
             throw new StatusException(GrpcStatus.UNIMPLEMENTED,
                 "QdrantTestServer infers only model qdrant/bm25, not " + v.getDocument().getModel());
           }
-          out.put(name, QdrantTestBm25.document(v.getDocument().getText()));
+          out.put(name, QdrantTestBm25.document(v.getDocument().getText(), bm25Config(v.getDocument())));
         }
         default -> throw new StatusException(GrpcStatus.INVALID_ARGUMENT,
             "Wrong input: Conversion between sparse and regular vectors failed");
       }
     });
     return out;
+  }
+
+  /** The Document's BM25 options, refused as Qdrant refuses them (an unknown language: UNIMPLEMENTED here). */
+  private static QdrantTestBm25.Config bm25Config(io.qdrant.client.grpc.Points.Document document) {
+    try {
+      return QdrantTestBm25.Config.of(document.getOptionsMap());
+    } catch (IllegalArgumentException e) {
+      throw new StatusException(GrpcStatus.INVALID_ARGUMENT, "Wrong input: " + e.getMessage());
+    } catch (IllegalStateException e) {
+      throw new StatusException(GrpcStatus.UNIMPLEMENTED, e.getMessage());
+    }
   }
 
   private static void checkDimension(TestCollection c, int got) {

@@ -288,7 +288,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
 
   /**
    * Reads the array of vectors at the parser's next token ({@code [[n, ...], ...]}); each number
-   * goes through a double, then float, as the values of a parsed JSON tree did.
+   * becomes the float the values of a parsed JSON tree gave ({@link JsonFloats}).
    */
   protected List<float[]> vectorList(JsonParser parser) throws IOException {
     next(parser, JsonToken.START_ARRAY);
@@ -314,7 +314,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
       if (size == vector.length) {
         vector = Arrays.copyOf(vector, Math.max(8, size * 2));
       }
-      vector[size++] = (float) parser.getDoubleValue();
+      vector[size++] = JsonFloats.read(parser);
     }
     return size == vector.length ? vector : Arrays.copyOf(vector, size);
   }

@@ -12,6 +12,7 @@ import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchRequest;
+import dev.ragretrieval.search.StoredChunk;
 import dev.ragretrieval.search.VectorStore;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -210,6 +211,12 @@ public final class EmbeddedVectorStore implements VectorStore {
   }
 
   @Override
+  public Future<List<StoredChunk>> storedChunks(String collection, Collection<String> sourceUrls, List<String> keys,
+      Deadline deadline) {
+    return run("stored_chunks", deadline, () -> existing(collection).stored("source_url", List.copyOf(sourceUrls), keys));
+  }
+
+  @Override
   public Future<List<FacetCount>> facet(String collection, String key, int limit, Deadline deadline) {
     return run("facet", deadline, () -> {
       if (deadline.expired()) {
@@ -273,7 +280,8 @@ public final class EmbeddedVectorStore implements VectorStore {
     LuceneCollection c = existing(request.collection());
     checkSize(c, request.vector());
     if (request.wantsHybrid() && c.hybrid()) {
-      return c.hybridSearch(request.vector(), request.text(), request.limit(), request.scoreThreshold(), request.filter());
+      return c.hybridSearch(request.vector(), request.text(), request.limit(), request.scoreThreshold(), request.filter(),
+          request.fusion());
     }
     return c.search(request.vector(), request.limit(), request.scoreThreshold(), request.filter());
   }

@@ -3,11 +3,13 @@ package dev.ragretrieval.search.embedded;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
+import dev.ragretrieval.search.StoredChunk;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.search.KeywordText;
-import dev.ragretrieval.search.Rrf;
+import dev.ragretrieval.search.Fusion;
+import dev.ragretrieval.search.KeywordAnalysis;
 import dev.ragretrieval.error.ServiceException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -34,11 +36,8 @@ import org.apache.lucene.document.StringField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.analysis.Analyzer;
-import org.apache.lucene.analysis.en.EnglishAnalyzer;
 import org.apache.lucene.index.FloatVectorValues;
 import org.apache.lucene.index.ReaderUtil;
-import org.apache.lucene.search.FieldExistsQuery;
-import org.apache.lucene.util.QueryBuilder;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
@@ -70,10 +69,11 @@ import org.apache.lucene.util.BytesRef;
  * One collection: a Lucene index of points. Blocking; only {@link EmbeddedVectorStore}'s worker
  * threads call it. Every scalar payload value is also indexed as a keyword ({@code k.<key>}) so
  * filters work on any key, as they do in Qdrant. Each point's {@link KeywordText} (title, section,
- * text) is also indexed as English text ({@value #KEYWORDS}: stop words out, Porter stems) for BM25,
- * which a hybrid search fuses with the k-NN list by reciprocal rank fusion. Stores written before
- * that field existed have documents without it: they are searched dense until every document has
- * been written again (a re-ingest).
+ * text) is also indexed for BM25 in field {@value #KEYWORDS}, analysed as Qdrant's BM25 analyses it
+ * ({@link KeywordAnalysis}), which a hybrid search fuses with the k-NN list ({@link Fusion}). Stores
+ * written before that field existed (or with the older English analysis, in field "keywords") have
+ * documents without it: they are searched dense until every document has been written again
+ * (a re-ingest).
  */
 final class LuceneCollection implements AutoCloseable {
 
@@ -86,7 +86,15 @@ final class LuceneCollection implements AutoCloseable {
   /** Lucene 9's default cap is 1024; OpenAI-sized vectors need more. */
   private static final int MAX_DIMENSIONS = 4096;
 
-  static final String KEYWORDS = "keywords";
+  /** A new name for the new analysis, so an index analysed the old way is not queried the new way. */
+  static final String KEYWORDS = "keyword_text";
+  /**
+   * Marks a document written with {@link #KEYWORDS}: a keyword text without a single token (a stop
+   * word title over a code fragment) leaves no trace of that field, and must not make the whole
+   * collection look unanalysed.
+   */
+  private static final String ANALYSED = "analysed";
+  private static final Term ANALYSED_NOW = new Term(ANALYSED, "keyword_text");
   /** Who writes a collection right now: read when another process holds the write lock. */
   static final String WRITER_FILE = "writer.json";
 
@@ -96,7 +104,7 @@ final class LuceneCollection implements AutoCloseable {
   private final Directory directory;
   private final Object writeLock = new Object();
   /** Only the keyword field is analysed; ids and payload keywords are StringFields, kept verbatim. */
-  private final Analyzer analyzer = new EnglishAnalyzer();
+  private final Analyzer analyzer = KeywordAnalysis.analyzer();
   /** Null until the index has its first commit. */
   private volatile SearcherManager searchers;
   /** The commit generation {@link #searchers} was last refreshed to (or past). */
@@ -201,6 +209,33 @@ final class LuceneCollection implements AutoCloseable {
     return removed.entrySet().stream().map(e -> new FacetCount(e.getKey(), e.getValue())).toList();
   }
 
+  /** The points whose payload {@code key} is one of {@code values}, each with the payload {@code fields} it has. */
+  List<StoredChunk> stored(String key, Collection<String> values, List<String> fields) throws IOException {
+    if (values.isEmpty()) {
+      return List.of();
+    }
+    Query query = new TermInSetQuery(KEY_PREFIX + key, values.stream().map(BytesRef::new).toList());
+    return read(searcher -> {
+      int hits = searcher.count(query);
+      List<StoredChunk> out = new ArrayList<>(hits);
+      if (hits == 0) {
+        return out;
+      }
+      for (ScoreDoc doc : searcher.search(query, hits).scoreDocs) {
+        Document stored = searcher.storedFields().document(doc.doc, Set.of(ID, PAYLOAD));
+        JsonObject payload = new JsonObject(stored.get(PAYLOAD));
+        JsonObject picked = new JsonObject();
+        for (String field : fields) {
+          if (payload.containsKey(field)) {
+            picked.put(field, payload.getValue(field));
+          }
+        }
+        out.add(new StoredChunk(stored.get(ID), picked));
+      }
+      return out;
+    }, List.of());
+  }
+
   List<ScoredPoint> search(float[] vector, int limit, float threshold, Map<String, List<Object>> filter)
       throws IOException {
     int candidates = Math.max(limit * 4, 40);
@@ -225,17 +260,17 @@ final class LuceneCollection implements AutoCloseable {
   /** Whether every document carries the keyword field, so BM25 sees the whole collection. */
   boolean hybrid() throws IOException {
     // nothing written yet (true): whatever this version writes has the field
-    return read(searcher -> searcher.count(new FieldExistsQuery(KEYWORDS)) == searcher.getIndexReader().numDocs(), true);
+    return read(searcher -> searcher.count(new TermQuery(ANALYSED_NOW)) == searcher.getIndexReader().numDocs(), true);
   }
 
   /**
-   * The k-NN list (cosine at or above the threshold) and the BM25 list, both filtered, fused by
-   * RRF (k = {@value Rrf#DEFAULT_K}); each hit keeps its cosine as score, and a keyword hit below
-   * the threshold is dropped like any other.
+   * The k-NN list (cosine at or above the threshold) and the BM25 list, both filtered and each
+   * {@link Fusion#candidatesFor} long, fused as {@code fusion} says and ordered by {@link Fusion#ORDER};
+   * each hit keeps its cosine as score, and a keyword hit below the threshold is dropped like any other.
    */
   List<ScoredPoint> hybridSearch(float[] vector, String text, int limit, float threshold,
-      Map<String, List<Object>> filter) throws IOException {
-    int candidates = Math.max(limit * 4, 40);
+      Map<String, List<Object>> filter, Fusion fusion) throws IOException {
+    int candidates = fusion.candidatesFor(limit);
     Query filterQuery = filterQuery(filter);
     return read(searcher -> {
       Map<Integer, Float> cosines = new HashMap<>();
@@ -248,7 +283,7 @@ final class LuceneCollection implements AutoCloseable {
         }
       }
       List<String> keyword = new ArrayList<>();
-      Query bm25 = new QueryBuilder(analyzer).createBooleanQuery(KEYWORDS, text);
+      Query bm25 = keywordQuery(text);
       if (bm25 != null) {
         Query scoped = filterQuery == null ? bm25
             : new BooleanQuery.Builder().add(bm25, Occur.MUST).add(filterQuery, Occur.FILTER).build();
@@ -256,9 +291,10 @@ final class LuceneCollection implements AutoCloseable {
           keyword.add(Integer.toString(doc.doc));
         }
       }
-      List<ScoredPoint> hits = new ArrayList<>();
-      for (String fused : Rrf.fuse(List.of(dense, keyword), Rrf.DEFAULT_K)) {
-        int doc = Integer.parseInt(fused);
+      List<Fusion.Fused> fused = new ArrayList<>();
+      Map<String, Integer> docs = new HashMap<>();
+      for (Map.Entry<String, Float> entry : fusion.scores(dense, keyword).entrySet()) {
+        int doc = Integer.parseInt(entry.getKey());
         Float cosine = cosines.get(doc);
         if (cosine == null) {
           cosine = cosine(searcher, doc, vector);
@@ -266,13 +302,31 @@ final class LuceneCollection implements AutoCloseable {
         if (cosine < threshold) {
           continue;
         }
-        hits.add(point(searcher, doc, cosine));
-        if (hits.size() == limit) {
-          break;
-        }
+        String id = searcher.storedFields().document(doc, Set.of(ID)).get(ID);
+        docs.put(id, doc);
+        fused.add(new Fusion.Fused(id, entry.getValue(), cosine));
+      }
+      fused.sort(Fusion.ORDER);
+      List<ScoredPoint> hits = new ArrayList<>();
+      for (Fusion.Fused hit : fused.subList(0, Math.min(limit, fused.size()))) {
+        hits.add(point(searcher, docs.get(hit.id()), hit.cosine()));
       }
       return hits;
     }, List.of());
+  }
+
+  /**
+   * BM25 over the keyword field: one optional clause per distinct query token, as Qdrant's query
+   * vector holds each token once. Null when the text has no token.
+   */
+  private static Query keywordQuery(String text) {
+    Set<String> terms = new LinkedHashSet<>(KeywordAnalysis.tokens(text));
+    if (terms.isEmpty()) {
+      return null;
+    }
+    BooleanQuery.Builder query = new BooleanQuery.Builder();
+    terms.forEach(term -> query.add(new TermQuery(new Term(KEYWORDS, term)), Occur.SHOULD));
+    return query.build();
   }
 
   /** The hit {@code doc} as the store answers it: its id, the cosine, its payload. */
@@ -447,6 +501,7 @@ final class LuceneCollection implements AutoCloseable {
     doc.add(new KnnFloatVectorField(VECTOR, point.vector(), VectorSimilarityFunction.COSINE));
     doc.add(new StoredField(PAYLOAD, point.payload().encode()));
     doc.add(new TextField(KEYWORDS, KeywordText.of(point.payload()), Field.Store.NO));
+    doc.add(new StringField(ANALYSED, ANALYSED_NOW.text(), Field.Store.NO));
     point.payload().forEach(entry -> {
       if (entry.getValue() instanceof JsonArray array) {
         array.forEach(item -> addKeyword(doc, entry.getKey(), item));

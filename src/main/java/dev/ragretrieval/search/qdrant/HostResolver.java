@@ -1,15 +1,34 @@
 package dev.ragretrieval.search.qdrant;
 
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.VertxInternal;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
+import java.net.InetSocketAddress;
 import java.util.List;
 
-/** Looks up every address of a host name. It may block, so it runs on a worker thread. */
+/** Looks up every address of a host name. */
 @FunctionalInterface
 public interface HostResolver {
 
-  List<InetAddress> resolve(String host) throws UnknownHostException;
+  Future<List<InetAddress>> resolve(String host);
 
-  /** The JVM's resolver (which honours the JVM's DNS cache TTL). */
-  HostResolver SYSTEM = host -> List.of(InetAddress.getAllByName(host));
+  /**
+   * Vert.x's own resolver: non-blocking, honours DNS TTLs, and follows the {@code Vertx}'s
+   * {@code AddressResolverOptions} (its DNS servers, search domains, hosts file). Vert.x has no
+   * public call that returns every address of a name, so this uses its internal name resolver.
+   */
+  static HostResolver of(Vertx vertx) {
+    return host -> {
+      Promise<List<InetSocketAddress>> found = Promise.promise();
+      ((VertxInternal) vertx).nameResolver().resolveAll(host, found::handle);
+      return found.future().map(addresses -> addresses.stream().map(InetSocketAddress::getAddress).toList());
+    };
+  }
+
+  /** Always the same answer (tests). */
+  static HostResolver fixed(List<InetAddress> addresses) {
+    return host -> Future.succeededFuture(addresses);
+  }
 }

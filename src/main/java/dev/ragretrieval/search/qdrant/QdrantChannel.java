@@ -19,6 +19,8 @@ import io.vertx.grpc.client.GrpcClientResponse;
 import io.vertx.grpc.client.InvalidStatusException;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.ServiceMethod;
+import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
+import io.qdrant.client.grpc.VxCollectionsGrpcClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -29,13 +31,18 @@ import org.slf4j.LoggerFactory;
 /**
  * One unary gRPC call to Qdrant: picks a server, sends the api key as metadata, bounds the call
  * by the budget the upstream seam gives it, and turns every failure into a
- * {@link ServiceException}. The generated convenience stubs expose neither metadata nor
+ * {@link ServiceException}. A call that cannot reach its server, or hears UNAVAILABLE, is sent once
+ * more to another server within the same budget (a Qdrant cluster's nodes all answer every
+ * collection), so one node lost costs no request. The generated convenience stubs expose neither metadata nor
  * deadlines, so calls go through {@code GrpcClient.request(address, method)}.
  */
 final class QdrantChannel {
 
   /** Qdrant answers with whole payloads; gRPC's 256 KiB default is too small for a batch. */
   private static final long MAX_MESSAGE_BYTES = 64L * 1024 * 1024;
+
+  /** A probe of a node that left the rotation waits this long at most for its answer. */
+  private static final long PROBE_TIMEOUT_MS = 1000;
 
   private static final Logger LOG = LoggerFactory.getLogger(QdrantChannel.class);
 
@@ -69,6 +76,8 @@ final class QdrantChannel {
         .setScheduleDeadlineAutomatically(true)
         .setMaxMessageSize(MAX_MESSAGE_BYTES);
     this.client = GrpcClient.client(vertx, grpc, http);
+    long probeMillis = Math.max(1, Math.min(timeoutMillis, PROBE_TIMEOUT_MS));
+    endpoints.probeWith(server -> probe(server, probeMillis));
   }
 
   /**
@@ -77,19 +86,51 @@ final class QdrantChannel {
    */
   <Req, Resp> Future<Resp> call(ServiceMethod<Resp, Req> method, Req message, long budgetMillis, String collection) {
     Deadline callDeadline = Deadline.inMillis(budgetMillis);
-    return attempt(method, message, callDeadline, collection, true)
+    // each attempt's span is a child of the caller's, also when it starts in a callback
+    io.opentelemetry.context.Context parent = Spans.parent();
+    return endpoints.next().compose(server -> attempt(parent, server, method, message, callDeadline, collection, true)
         .recover(failure -> {
-          ServiceException error = QdrantErrors.fromTransport(failure, callDeadline.expired());
-          if (error.code() == ErrorCode.CONNECTION_ERROR) {
-            endpoints.connectionFailed();
+          ServiceException error = failed(server, method, failure, callDeadline);
+          // one node down or unavailable: every call here may be sent again, so another node gets it
+          SocketAddress other = error.code() == ErrorCode.CONNECTION_ERROR && error.retryable() && !callDeadline.expired()
+              ? endpoints.other(server) : null;
+          if (other == null) {
+            return Future.failedFuture(error);
           }
-          if (error.getMessage().equals(QdrantErrors.CLOSED_MID_CALL)) {
-            // one line per closed call: under a graceful stop many calls end this way at once
-            LOG.warn("Qdrant closed a {} call mid-way (stream reset, gRPC CANCELLED); it is sent again while attempts and time are left",
-                method.methodName());
-          }
-          return Future.failedFuture(error);
-        });
+          return attempt(parent, other, method, message, callDeadline, collection, true)
+              .recover(again -> Future.failedFuture(failed(other, method, again, callDeadline)));
+        }));
+  }
+
+  /** The failure as the service's error; a server that could not be reached leaves the rotation. */
+  private ServiceException failed(SocketAddress server, ServiceMethod<?, ?> method, Throwable failure,
+      Deadline callDeadline) {
+    ServiceException error = QdrantErrors.fromTransport(failure, callDeadline.expired());
+    // a gRPC status is an answer: the node is up (its UNAVAILABLE is about shards elsewhere)
+    if (error.code() == ErrorCode.CONNECTION_ERROR && !(failure instanceof ServiceException)) {
+      endpoints.unreachable(server);
+    }
+    if (error.getMessage().equals(QdrantErrors.CLOSED_MID_CALL)) {
+      // one line per closed call: under a graceful stop many calls end this way at once
+      LOG.warn("Qdrant closed a {} call mid-way (stream reset, gRPC CANCELLED); it is sent again while attempts and time are left",
+          method.methodName());
+    }
+    return error;
+  }
+
+  /** A cheap call to one server: it succeeds when the server answers at all, even with an error status. */
+  private Future<?> probe(SocketAddress server, long timeoutMillis) {
+    return client.request(server, VxCollectionsGrpcClient.List)
+        .compose(request -> {
+          apiKey.ifPresent(key -> request.headers().set("api-key", key));
+          request.timeout(timeoutMillis, TimeUnit.MILLISECONDS);
+          return request.send(ListCollectionsRequest.getDefaultInstance());
+        })
+        .compose(response -> response.last().transform(done -> {
+          GrpcStatus status = response.status();
+          return status == null || status == GrpcStatus.UNAVAILABLE
+              ? Future.failedFuture("Qdrant at " + server + " is not serving") : Future.succeededFuture();
+        }));
   }
 
   /**
@@ -98,34 +139,33 @@ final class QdrantChannel {
    * Such a call is sent once more, on a fresh connection, within the same deadline; it does not
    * use up one of the retry policy's attempts, which are for failures Qdrant actually reported.
    */
-  private <Req, Resp> Future<Resp> attempt(ServiceMethod<Resp, Req> method, Req message, Deadline callDeadline,
-      String collection, boolean mayResend) {
+  private <Req, Resp> Future<Resp> attempt(io.opentelemetry.context.Context parent, SocketAddress server,
+      ServiceMethod<Resp, Req> method, Req message,
+      Deadline callDeadline, String collection, boolean mayResend) {
     long budget = callDeadline.remainingMillis();
     if (budget <= 0) {
       return Future.failedFuture(QdrantErrors.timeout());
     }
-    io.opentelemetry.context.Context parent = Spans.parent();
-    return endpoints.next()
-        .compose(server -> Spans.around(parent, method.serviceName().fullyQualifiedName() + "/" + method.methodName(),
-            SpanKind.CLIENT, span -> {
-              describe(span, method, server, collection);
-              return client.request(server, method).compose(request -> {
-                apiKey.ifPresent(key -> request.headers().set("api-key", key));
-                Spans.inject(request.headers());
-                request.timeout(budget, TimeUnit.MILLISECONDS);
-                return request.send(message)
-                    // no response headers yet: the failure may be a refusal of a call never processed
-                    .recover(failure -> Future.failedFuture(QdrantErrors.isRefusedUnprocessed(failure)
-                        ? new Refused(failure) : failure))
-                    .compose(response -> response.last()
-                        .onSuccess(last -> span.setAttribute(Spans.RPC_GRPC_STATUS, (long) GrpcStatus.OK.code))
-                        .recover(failure -> Future.failedFuture(statusFailure(span, response, failure, collection))));
-              });
-            }))
+    return Spans.around(parent, method.serviceName().fullyQualifiedName() + "/" + method.methodName(),
+        SpanKind.CLIENT, span -> {
+          describe(span, method, server, collection);
+          return client.request(server, method).compose(request -> {
+            apiKey.ifPresent(key -> request.headers().set("api-key", key));
+            Spans.inject(request.headers());
+            request.timeout(budget, TimeUnit.MILLISECONDS);
+            return request.send(message)
+                // no response headers yet: the failure may be a refusal of a call never processed
+                .recover(failure -> Future.failedFuture(QdrantErrors.isRefusedUnprocessed(failure)
+                    ? new Refused(failure) : failure))
+                .compose(response -> response.last()
+                    .onSuccess(last -> span.setAttribute(Spans.RPC_GRPC_STATUS, (long) GrpcStatus.OK.code))
+                    .recover(failure -> Future.failedFuture(statusFailure(span, response, failure, collection))));
+          });
+        })
         .recover(failure -> {
           if (failure instanceof Refused refused) {
             return mayResend
-                ? attempt(method, message, callDeadline, collection, false)
+                ? attempt(parent, server, method, message, callDeadline, collection, false)
                 : Future.failedFuture(refused.getCause());
           }
           return Future.failedFuture(failure);

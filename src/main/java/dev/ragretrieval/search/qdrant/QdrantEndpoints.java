@@ -7,83 +7,181 @@ import io.vertx.core.Vertx;
 import io.vertx.core.net.SocketAddress;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The Qdrant servers behind one host name, taken in turn. A headless Kubernetes Service resolves
  * to every pod; one long-lived HTTP/2 connection to the name would pin all calls to one pod, so
- * each resolved address gets its own connection and calls rotate over them. Addresses are looked
- * up again periodically and soon after a connection failure (pods move). An IP literal is used as
- * it is; with TLS the name itself is used, because certificate checks need it.
+ * each resolved address gets its own connection and calls rotate over them.
+ *
+ * <p>Each address keeps its own health: one that cannot be reached leaves the rotation and is
+ * probed in the background until it answers, so a dead node costs at most the calls already on
+ * their way to it. When every address is out, calls go to all of them again (one of them may be
+ * back before its probe says so, and the circuit breaker then sees the cluster's real state).
+ * Addresses are looked up again every resolve interval and soon after a connection failure,
+ * because pods come back with new addresses. An IP literal is used as it is; with TLS the name
+ * itself is used, because certificate checks need it.
  */
 final class QdrantEndpoints {
 
   private static final Logger LOG = LoggerFactory.getLogger(QdrantEndpoints.class);
   private static final long MIN_REFRESH_GAP_MS = 1000;
 
+  /** One address and whether calls may go to it. */
+  private static final class Endpoint {
+    final SocketAddress address;
+    volatile boolean down;
+    final AtomicBoolean probing = new AtomicBoolean();
+
+    Endpoint(SocketAddress address) {
+      this.address = address;
+    }
+  }
+
   private final Vertx vertx;
   private final String host;
   private final int port;
   private final HostResolver resolver;
   private final boolean resolve;
+  private final Duration probeEvery;
   private final AtomicInteger turn = new AtomicInteger();
   private final AtomicLong lastFailureRefresh = new AtomicLong();
   private final Future<Void> firstLookup;
-  private volatile List<SocketAddress> servers;
-  private final long timerId;
+  private final long resolveTimer;
+  private final long probeTimer;
+  private volatile List<Endpoint> servers;
+  /** Answers (with anything) when the server at the address is up; set by the channel. */
+  private volatile Function<SocketAddress, Future<?>> probe = address -> Future.succeededFuture();
 
-  QdrantEndpoints(Vertx vertx, String host, int port, boolean tls, HostResolver resolver, Duration refreshEvery) {
+  QdrantEndpoints(Vertx vertx, String host, int port, boolean tls, HostResolver resolver, Duration resolveEvery,
+      Duration probeEvery) {
     this.vertx = vertx;
     this.host = host;
     this.port = port;
     this.resolver = resolver;
-    this.servers = List.of(SocketAddress.inetSocketAddress(port, host));
+    this.probeEvery = probeEvery;
+    this.servers = List.of(new Endpoint(SocketAddress.inetSocketAddress(port, host)));
     this.resolve = !tls && !NetUtil.isValidIpV4Address(host) && !NetUtil.isValidIpV6Address(host);
     if (resolve) {
       firstLookup = refresh();
-      timerId = vertx.setPeriodic(refreshEvery.toMillis(), id -> refresh());
+      resolveTimer = vertx.setPeriodic(resolveEvery.toMillis(), id -> refresh());
     } else {
       firstLookup = Future.succeededFuture();
-      timerId = -1;
+      resolveTimer = -1;
     }
+    probeTimer = vertx.setPeriodic(probeEvery.toMillis(), id -> probeDown());
   }
 
-  /** The next server in turn; the first call waits for the first look-up. */
+  /** How an address is checked before it rejoins the rotation. */
+  void probeWith(Function<SocketAddress, Future<?>> probe) {
+    this.probe = probe;
+  }
+
+  /** The next server in turn that is not known to be down; the first call waits for the first look-up. */
   Future<SocketAddress> next() {
     if (firstLookup.isComplete()) {
-      return Future.succeededFuture(pick());
+      return Future.succeededFuture(pick(server -> true));
     }
-    return firstLookup.transform(ignored -> Future.succeededFuture(pick()));
+    return firstLookup.transform(ignored -> Future.succeededFuture(pick(server -> true)));
   }
 
-  /** A connection failed: the addresses may be stale, so look again (at most once a second). */
-  void connectionFailed() {
-    long now = System.currentTimeMillis();
+  /** Another server than {@code tried}, for a second try of a call; null when there is no other. */
+  SocketAddress other(SocketAddress tried) {
+    return pick(server -> !server.address.equals(tried));
+  }
+
+  /**
+   * The server at {@code address} could not be reached: it leaves the rotation until a probe gets
+   * an answer, and the name is looked up again (at most once a second), as the pod may have moved.
+   */
+  void unreachable(SocketAddress address) {
+    for (Endpoint server : servers) {
+      if (server.address.equals(address) && !server.down) {
+        server.down = true;
+        LOG.warn("Qdrant at {} cannot be reached; it leaves the rotation and is probed every {} ms",
+            address, probeEvery.toMillis());
+      }
+    }
+    long now = System.nanoTime() / 1_000_000;
     long last = lastFailureRefresh.get();
     if (resolve && now - last >= MIN_REFRESH_GAP_MS && lastFailureRefresh.compareAndSet(last, now)) {
       refresh();
     }
   }
 
-  void close() {
-    if (timerId >= 0) {
-      vertx.cancelTimer(timerId);
-    }
+  /** Addresses in the rotation and out of it (tests, logs). */
+  Map<SocketAddress, Boolean> health() {
+    return servers.stream().collect(Collectors.toMap(s -> s.address, s -> !s.down, (a, b) -> a,
+        java.util.LinkedHashMap::new));
   }
 
-  private SocketAddress pick() {
-    List<SocketAddress> current = servers;
-    return current.get(Math.floorMod(turn.getAndIncrement(), current.size()));
+  void close() {
+    if (resolveTimer >= 0) {
+      vertx.cancelTimer(resolveTimer);
+    }
+    vertx.cancelTimer(probeTimer);
+  }
+
+  /** In turn among the wanted servers that are up; when none is up, among all the wanted ones. */
+  private SocketAddress pick(Predicate<Endpoint> wanted) {
+    List<Endpoint> current = servers;
+    List<Endpoint> up = new ArrayList<>(current.size());
+    List<Endpoint> any = new ArrayList<>(current.size());
+    for (Endpoint server : current) {
+      if (wanted.test(server)) {
+        any.add(server);
+        if (!server.down) {
+          up.add(server);
+        }
+      }
+    }
+    List<Endpoint> from = up.isEmpty() ? any : up;
+    if (from.isEmpty()) {
+      return null;
+    }
+    return from.get(Math.floorMod(turn.getAndIncrement(), from.size())).address;
+  }
+
+  private void probeDown() {
+    for (Endpoint server : servers) {
+      if (server.down && server.probing.compareAndSet(false, true)) {
+        Future<?> answered;
+        try {
+          answered = probe.apply(server.address);
+        } catch (RuntimeException e) {
+          answered = Future.failedFuture(e);
+        }
+        answered.onComplete(result -> {
+          server.probing.set(false);
+          if (result.succeeded() && server.down) {
+            server.down = false;
+            LOG.info("Qdrant at {} answers again; it rejoins the rotation", server.address);
+          }
+        });
+      }
+    }
   }
 
   private Future<Void> refresh() {
     Promise<Void> done = Promise.promise();
-    vertx.executeBlocking(() -> resolver.resolve(host), false).onComplete(result -> {
+    Future<List<InetAddress>> lookup;
+    try {
+      lookup = resolver.resolve(host);
+    } catch (RuntimeException e) {
+      lookup = Future.failedFuture(e);
+    }
+    lookup.onComplete(result -> {
       if (result.succeeded() && !result.result().isEmpty()) {
         // sorted, so an unchanged DNS answer in another order changes nothing
         List<SocketAddress> found = result.result().stream()
@@ -92,9 +190,14 @@ final class QdrantEndpoints {
             .sorted(Comparator.naturalOrder())
             .map(ip -> SocketAddress.inetSocketAddress(port, ip))
             .toList();
-        if (!found.equals(servers)) {
+        List<Endpoint> current = servers;
+        if (!found.equals(current.stream().map(s -> s.address).toList())) {
+          // an address still there keeps its health; a new one starts in the rotation
+          servers = found.stream()
+              .map(address -> current.stream().filter(s -> s.address.equals(address)).findFirst()
+                  .orElseGet(() -> new Endpoint(address)))
+              .toList();
           LOG.info("Qdrant host {} resolves to {} address(es)", host, found.size());
-          servers = found;
         }
       } else {
         // keep what we had: the name itself, or the last good answer

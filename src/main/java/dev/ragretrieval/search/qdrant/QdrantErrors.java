@@ -37,9 +37,25 @@ final class QdrantErrors {
       // about the request or the key, not Qdrant's health: permanent, so they never open the circuit
       case UNAUTHENTICATED, PERMISSION_DENIED -> ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, "Qdrant rejected the api key");
       case INVALID_ARGUMENT -> ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, "Qdrant rejected the request: " + clip(message));
-      case INTERNAL, UNKNOWN, DATA_LOSS, ABORTED -> new ServiceException(ErrorCode.UPSTREAM_ERROR, answered(status, message));
+      case INTERNAL, UNKNOWN, DATA_LOSS, ABORTED -> shardUnreachable(message)
+          // permanent: asking again (or another node) meets the same dead shard, and Qdrant itself is up, so no circuit either
+          ? ServiceException.permanent(ErrorCode.CONNECTION_ERROR, "Qdrant cannot reach every shard of "
+              + (collection == null ? "the collection" : "collection '" + collection + "'")
+              + ": a node holding a shard's only live replica is down (a collection needs replication_factor 2"
+              + " or more to survive a node); Qdrant: " + clip(message))
+          : new ServiceException(ErrorCode.UPSTREAM_ERROR, answered(status, message));
       default -> ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, answered(status, message));
     };
+  }
+
+  /**
+   * Qdrant's answer when the node it asked for a shard could not be reached, e.g. "Service internal
+   * error: 1 of 1 read operations failed: ... status: Unavailable, ... tcp connect error" (1.18): the
+   * cluster lost a node that held the only live replica of a shard.
+   */
+  static boolean shardUnreachable(String message) {
+    return message != null && message.contains("operations failed")
+        && (message.contains("Unavailable") || message.contains("connect error"));
   }
 
   private static String answered(GrpcStatus status, String message) {

@@ -9,8 +9,11 @@ import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.FacetCount;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
+import dev.ragretrieval.search.Fusion;
+import dev.ragretrieval.search.KeywordAnalysis;
 import dev.ragretrieval.search.KeywordText;
 import dev.ragretrieval.search.SearchRequest;
+import dev.ragretrieval.search.StoredChunk;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.upstream.Retry;
 import dev.ragretrieval.upstream.Upstream;
@@ -35,14 +38,17 @@ import io.qdrant.client.grpc.Points.Document;
 import io.qdrant.client.grpc.Points.FacetCounts;
 import io.qdrant.client.grpc.Points.FacetHit;
 import io.qdrant.client.grpc.Points.FieldType;
-import io.qdrant.client.grpc.Points.Fusion;
+import io.qdrant.client.grpc.Points.Rrf;
 import io.qdrant.client.grpc.Points.NamedVectors;
 import io.qdrant.client.grpc.Points.PointStruct;
+import io.qdrant.client.grpc.Points.PayloadIncludeSelector;
 import io.qdrant.client.grpc.Points.PointsSelector;
 import io.qdrant.client.grpc.Points.PrefetchQuery;
 import io.qdrant.client.grpc.Points.Query;
 import io.qdrant.client.grpc.Points.QueryBatchPoints;
 import io.qdrant.client.grpc.Points.QueryPoints;
+import io.qdrant.client.grpc.Points.RetrievedPoint;
+import io.qdrant.client.grpc.Points.ScrollPoints;
 import io.qdrant.client.grpc.Points.UpsertPoints;
 import io.qdrant.client.grpc.Points.Vector;
 import io.qdrant.client.grpc.Points.VectorInput;
@@ -74,41 +80,52 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Hybrid search: collections this store creates also hold a sparse vector {@value #SPARSE}
  * with the IDF modifier, which Qdrant (1.15+) fills itself from a {@code Document} with model
- * {@value #BM25_MODEL} (its server-side BM25). A hybrid search is one Query API call: a dense and a
- * sparse prefetch, both filtered, fused by {@code Fusion.RRF}. The fused score ranks; each hit's
- * score is the cosine of the query and its dense vector, computed here from the vector Qdrant
- * returns with the hit (Cosine collections store vectors normalised), and the score threshold
- * applies to that cosine. A collection without the sparse vector is searched dense.
+ * {@value #BM25_MODEL} (its server-side BM25), with the options of {@link KeywordAnalysis} and the
+ * average keyword length the collection was created with (its metadata {@value #AVG_LEN_KEY}); a
+ * collection without that metadata was written with Qdrant's default options, and keeps getting
+ * them. A hybrid search is one Query API call: a dense and a sparse prefetch, both filtered, fused
+ * by {@code Rrf {k, weights}} from the request's {@link Fusion}. Qdrant orders equal fused scores
+ * arbitrarily, so the page is sorted again here by {@link Fusion#ORDER} (fused score, cosine, id)
+ * before it is cut; see {@link #hybridQuery}. Each hit's score is the cosine of the query and its
+ * dense vector, computed here from the vector Qdrant returns with the hit (Cosine collections store
+ * vectors normalised), and the score threshold applies to that cosine. A collection without the
+ * sparse vector is searched dense.
  */
 public final class QdrantVectorStore implements VectorStore {
 
   private static final String STORE = "qdrant";
-  private static final Duration RESOLVE_EVERY = Duration.ofSeconds(30);
   /** The sparse vector name hybrid collections carry. */
   public static final String SPARSE = "bm25";
   /** Qdrant's server-side BM25 inference. */
   public static final String BM25_MODEL = "qdrant/bm25";
-  /** Each prefetch returns this many times the wanted hits (at least {@link #MIN_PREFETCH}). */
-  private static final int PREFETCH_FACTOR = 4;
-  private static final int MIN_PREFETCH = 20;
+  /** Collection metadata: the average keyword text length in tokens, sent as BM25's avg_len. */
+  public static final String AVG_LEN_KEY = "rag_bm25_avg_len";
+  /** Points per Scroll call when reading stored chunks back (payload only, a few small fields each). */
+  private static final int SCROLL_PAGE = 1000;
 
   private final QdrantChannel channel;
+  /** Layout of new collections, write ordering, read consistency and quantization search params. */
+  private final QdrantConsistency consistency;
   private final Upstream upstream;
   /** collection -> vector name ("" = the single unnamed vector) */
   private final Map<String, String> vectorNames = new ConcurrentHashMap<>();
   /** collection -> whether it has the {@value #SPARSE} sparse vector (filled with vectorNames) */
   private final Map<String, Boolean> sparseVectors = new ConcurrentHashMap<>();
+  /** collection -> its BM25 document options (empty: Qdrant's defaults; filled with vectorNames) */
+  private final Map<String, Map<String, io.qdrant.client.grpc.JsonWithInt.Value>> bm25Options = new ConcurrentHashMap<>();
 
-  /** Uses {@link #retryPolicy} and the JVM's DNS resolver. */
+  /** Uses {@link #retryPolicy} and Vert.x's resolver. */
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, RagMetrics metrics) {
-    this(vertx, config, retryPolicy(config), HostResolver.SYSTEM, metrics);
+    this(vertx, config, retryPolicy(config), HostResolver.of(vertx), metrics);
   }
 
   /** {@code resolver} finds every address of {@code config.host()}; calls rotate over them. */
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver,
       RagMetrics metrics) {
     String host = config.host().orElseThrow(() -> new IllegalArgumentException("Qdrant host is not configured"));
-    QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver, RESOLVE_EVERY);
+    QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver,
+        config.failover().resolveInterval(), config.failover().probeInterval());
+    this.consistency = new QdrantConsistency(config);
     this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.caCert(),
         config.timeout());
     // only a rate limit or an unreachable server is worth the same call again
@@ -130,8 +147,24 @@ public final class QdrantVectorStore implements VectorStore {
           boolean hybrid = hybridFor(request);
           return upstream.call("search", deadline, budget -> channel.call(VxPointsGrpcClient.Query,
                   query(request, using, hybrid), budget, request.collection()))
-              .map(response -> scored(response.getResultList(), request, using, hybrid));
+              .compose(response -> hybrid
+                  ? settled(request, using, fused(response.getResultList(), request, using, hybridLimit(request)))
+                  : Future.succeededFuture(scored(response.getResultList())));
         });
+  }
+
+  /**
+   * A hybrid page whose cut was not stable (see {@link Page#settled}) is asked again for every
+   * candidate; that answer holds all of them, so its cut is.
+   */
+  private Future<List<ScoredPoint>> settled(SearchRequest request, String using, Page page) {
+    if (page.settled()) {
+      return Future.succeededFuture(page.hits());
+    }
+    int all = 2 * request.fusion().candidatesFor(request.limit());
+    return upstream.call("search", request.deadline(), budget -> channel.call(VxPointsGrpcClient.Query,
+            hybridQuery(request, using, all), budget, request.collection()))
+        .map(response -> fused(response.getResultList(), request, using, all).hits());
   }
 
   @Override
@@ -150,6 +183,7 @@ public final class QdrantVectorStore implements VectorStore {
     List<Future<Void>> calls = new ArrayList<>();
     byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, "search_batch", deadline).compose(using -> {
       QueryBatchPoints.Builder batch = QueryBatchPoints.newBuilder().setCollectionName(collection);
+      consistency.readConsistency().ifPresent(batch::setReadConsistency);
       indexes.forEach(i -> batch.addQueryPoints(query(requests.get(i), using, hybridFor(requests.get(i)))));
       return upstream.call("search_batch", deadline,
           budget -> channel.call(VxPointsGrpcClient.QueryBatch, batch.build(), budget, collection));
@@ -159,12 +193,23 @@ public final class QdrantVectorStore implements VectorStore {
             "Qdrant answered " + response.getResultCount() + " results for " + indexes.size() + " queries"));
       }
       List<BatchResult> answers = response.getResultList();
+      String using = vectorNames.getOrDefault(collection, "");
+      List<Future<Void>> settling = new ArrayList<>();
       for (int k = 0; k < indexes.size(); k++) {
-        SearchRequest request = requests.get(indexes.get(k));
-        results[indexes.get(k)] = scored(answers.get(k).getResultList(), request, vectorNames.getOrDefault(collection, ""),
-            hybridFor(request));
+        int slot = indexes.get(k);
+        SearchRequest request = requests.get(slot);
+        List<io.qdrant.client.grpc.Points.ScoredPoint> points = answers.get(k).getResultList();
+        if (hybridFor(request)) {
+          settling.add(settled(request, using, fused(points, request, using, hybridLimit(request)))
+              .map(hits -> {
+                results[slot] = hits;
+                return null;
+              }));
+        } else {
+          results[slot] = scored(points);
+        }
       }
-      return Future.succeededFuture();
+      return Future.all(settling).<Void>mapEmpty();
     })));
     return Future.all(calls).map(done -> List.copyOf(Arrays.asList(results)));
   }
@@ -216,23 +261,37 @@ public final class QdrantVectorStore implements VectorStore {
   @Override
   public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys,
       Deadline deadline) {
+    return createCollection(collection, vectorSize, indexedKeys, 0, deadline);
+  }
+
+  /**
+   * Records {@code keywordAvgLen} (Qdrant's default when 0: nothing measured) in the collection's
+   * metadata: every point's BM25 weights are computed with it, now and in later ingests, so all
+   * points of the collection are weighed alike.
+   */
+  @Override
+  public Future<Void> createCollection(String collection, int vectorSize, List<String> indexedKeys,
+      double keywordAvgLen, Deadline deadline) {
     vectorNames.remove(collection);
     sparseVectors.remove(collection);
-    return createWithIndexes(collection, vectorSize, indexedKeys, deadline);
+    bm25Options.remove(collection);
+    double avgLen = keywordAvgLen > 0 ? keywordAvgLen : KeywordAnalysis.QDRANT_DEFAULT_AVG_LEN;
+    return createWithIndexes(collection, vectorSize, indexedKeys, avgLen, deadline);
   }
 
   private Future<Void> createWithIndexes(String collection, int vectorSize, List<String> indexedKeys,
-      Deadline deadline) {
-    CreateCollection create = CreateCollection.newBuilder()
+      double avgLen, Deadline deadline) {
+    CreateCollection.Builder create = CreateCollection.newBuilder()
         .setCollectionName(collection)
         .setVectorsConfig(VectorsConfig.newBuilder()
             .setParams(VectorParams.newBuilder().setSize(vectorSize).setDistance(Distance.Cosine)))
         // BM25 term weights come from the documents; the IDF part is Qdrant's at query time
         .setSparseVectorsConfig(SparseVectorConfig.newBuilder()
             .putMap(SPARSE, SparseVectorParams.newBuilder().setModifier(Modifier.Idf).build()))
-        .build();
+        .putMetadata(AVG_LEN_KEY, QdrantPayloads.toValue(avgLen));
+    CreateCollection laidOut = consistency.laidOut(create);
     Future<?> chain = upstream.call("create_collection", deadline,
-            budget -> channel.call(VxCollectionsGrpcClient.Create, create, budget, collection))
+            budget -> channel.call(VxCollectionsGrpcClient.Create, laidOut, budget, collection))
         .compose(QdrantVectorStore::acknowledged);
     for (String key : indexedKeys) {
       CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder()
@@ -240,6 +299,7 @@ public final class QdrantVectorStore implements VectorStore {
           .setFieldName(key)
           .setFieldType(FieldType.FieldTypeKeyword)
           .setWait(true)
+          .setOrdering(consistency.ordering())
           .build();
       chain = chain.compose(done -> upstream.call("create_collection", deadline,
           budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection)));
@@ -251,6 +311,7 @@ public final class QdrantVectorStore implements VectorStore {
   public Future<Void> deleteCollection(String collection, Deadline deadline) {
     vectorNames.remove(collection);
     sparseVectors.remove(collection);
+    bm25Options.remove(collection);
     DeleteCollection delete = DeleteCollection.newBuilder().setCollectionName(collection).build();
     return upstream.call("delete_collection", deadline,
             budget -> channel.call(VxCollectionsGrpcClient.Delete, delete, budget, collection))
@@ -267,11 +328,13 @@ public final class QdrantVectorStore implements VectorStore {
     }
     return vectorName(collection, "upsert", deadline).compose(using -> {
       boolean sparse = sparseVectors.getOrDefault(collection, false);
-      UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true);
+      Map<String, io.qdrant.client.grpc.JsonWithInt.Value> options = bm25Options.getOrDefault(collection, Map.of());
+      UpsertPoints.Builder upsert = UpsertPoints.newBuilder().setCollectionName(collection).setWait(true)
+          .setOrdering(consistency.ordering());
       points.forEach(point -> upsert.addPoints(PointStruct.newBuilder()
           .setId(QdrantPayloads.toPointId(point.id()))
           .putAllPayload(QdrantPayloads.toPayload(point.payload()))
-          .setVectors(sparse ? vectors(point.vector(), using, KeywordText.of(point.payload()))
+          .setVectors(sparse ? vectors(point.vector(), using, bm25(KeywordText.of(point.payload()), options))
               : vectors(point.vector(), using))));
       UpsertPoints message = upsert.build();
       return upstream.call("upsert", points.size(), deadline,
@@ -285,6 +348,7 @@ public final class QdrantVectorStore implements VectorStore {
     DeletePoints delete = DeletePoints.newBuilder()
         .setCollectionName(collection)
         .setWait(true)
+        .setOrdering(consistency.ordering())
         .setPoints(PointsSelector.newBuilder().setFilter(QdrantFilters.staleChunks(sourceUrl, keepIds)))
         .build();
     return upstream.call("delete_stale", deadline,
@@ -306,11 +370,12 @@ public final class QdrantVectorStore implements VectorStore {
           }
           // Qdrant facets only indexed keys: the index is made here for collections made elsewhere
           CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder().setCollectionName(collection)
-              .setFieldName("source_url").setFieldType(FieldType.FieldTypeKeyword).setWait(true).build();
+              .setFieldName("source_url").setFieldType(FieldType.FieldTypeKeyword).setWait(true)
+              .setOrdering(consistency.ordering()).build();
           FacetCounts facet = FacetCounts.newBuilder().setCollectionName(collection).setKey("source_url")
               .setFilter(missing).setLimit(points).setExact(true).build();
           DeletePoints delete = DeletePoints.newBuilder().setCollectionName(collection).setWait(true)
-              .setPoints(PointsSelector.newBuilder().setFilter(missing)).build();
+              .setOrdering(consistency.ordering()).setPoints(PointsSelector.newBuilder().setFilter(missing)).build();
           return upstream.call("create_field_index", deadline,
                   budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection))
               .compose(v -> upstream.call("facet", deadline,
@@ -319,6 +384,40 @@ public final class QdrantVectorStore implements VectorStore {
                       budget -> channel.call(VxPointsGrpcClient.Delete, delete, budget, collection))
                   .map(done -> documents.getHitsList().stream()
                       .map(hit -> new FacetCount(facetValue(hit), hit.getCount())).toList()));
+        });
+  }
+
+  @Override
+  public Future<List<StoredChunk>> storedChunks(String collection, Collection<String> sourceUrls, List<String> keys,
+      Deadline deadline) {
+    if (sourceUrls.isEmpty()) {
+      return Future.succeededFuture(List.of());
+    }
+    io.qdrant.client.grpc.Common.Filter filter = io.qdrant.client.grpc.Common.Filter.newBuilder()
+        .addMust(QdrantFilters.condition("source_url", List.copyOf(sourceUrls))).build();
+    ScrollPoints.Builder scroll = ScrollPoints.newBuilder()
+        .setCollectionName(collection)
+        .setFilter(filter)
+        .setLimit(SCROLL_PAGE)
+        .setWithPayload(WithPayloadSelector.newBuilder().setInclude(PayloadIncludeSelector.newBuilder().addAllFields(keys)))
+        .setWithVectors(WithVectorsSelector.newBuilder().setEnable(false));
+    return scroll(scroll, new ArrayList<>(), deadline);
+  }
+
+  /** One Scroll call after another, each starting where the last said the next page begins. */
+  private Future<List<StoredChunk>> scroll(ScrollPoints.Builder scroll, List<StoredChunk> into, Deadline deadline) {
+    ScrollPoints message = scroll.build();
+    return upstream.call("scroll", deadline,
+            budget -> channel.call(VxPointsGrpcClient.Scroll, message, budget, message.getCollectionName()))
+        .compose(response -> {
+          for (RetrievedPoint point : response.getResultList()) {
+            into.add(new StoredChunk(QdrantPayloads.fromPointId(point.getId()),
+                QdrantPayloads.fromPayload(point.getPayloadMap())));
+          }
+          if (!response.hasNextPageOffset()) {
+            return Future.succeededFuture(into);
+          }
+          return scroll(scroll.setOffset(response.getNextPageOffset()), into, deadline);
         });
   }
 
@@ -348,16 +447,30 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   private QueryPoints query(SearchRequest request, String using, boolean hybrid) {
-    return hybrid ? hybridQuery(request, using) : query(request, using);
+    return consistency.tuned(hybrid ? hybridQuery(request, using, hybridLimit(request)) : query(request, using));
   }
 
   /**
-   * Dense and BM25 prefetches, each filtered, fused by RRF. The dense prefetch keeps the score
-   * threshold (dropping its tail changes no one else's rank); the fused list is cut to the limit
-   * after the cosine check in {@link #scored}, so it asks for some spare hits.
+   * How many fused hits to ask for: the wanted ones, spares for keyword hits the cosine threshold
+   * drops, and a margin past the cut. Qdrant sorts the fused list without a tie-break, so the hits
+   * around its cut are in no fixed order; with the margin, the hits kept are those before the
+   * first tie that reaches the end of the page, which {@link Page#settled} checks. Ties are
+   * pairs of ranks swapped between the lists (or hits at the same rank of one list each), so a
+   * margin of a few hits covers them; the page never needs more than both lists together.
    */
-  private QueryPoints hybridQuery(SearchRequest request, String using) {
-    int prefetch = Math.max(request.limit() * PREFETCH_FACTOR, MIN_PREFETCH);
+  private static int hybridLimit(SearchRequest request) {
+    int candidates = request.fusion().candidatesFor(request.limit());
+    return Math.min(2 * candidates, request.limit() * 2 + 10);
+  }
+
+  /**
+   * Dense and BM25 prefetches, each filtered and {@link Fusion#candidatesFor} long, fused by
+   * {@code Rrf {k, weights}}. The dense prefetch keeps the score threshold (dropping its tail changes
+   * no one else's rank); the fused page is sorted and cut in {@link #fused}.
+   */
+  private QueryPoints hybridQuery(SearchRequest request, String using, int limit) {
+    Fusion fusion = request.fusion();
+    int prefetch = fusion.candidatesFor(request.limit());
     PrefetchQuery.Builder dense = PrefetchQuery.newBuilder()
         .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDense(dense(request.vector()))))
         .setScoreThreshold(request.scoreThreshold())
@@ -366,7 +479,8 @@ public final class QdrantVectorStore implements VectorStore {
       dense.setUsing(using);
     }
     PrefetchQuery.Builder sparse = PrefetchQuery.newBuilder()
-        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDocument(bm25(request.text()))))
+        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder()
+            .setDocument(bm25(request.text(), bm25Options.getOrDefault(request.collection(), Map.of())))))
         .setUsing(SPARSE)
         .setLimit(prefetch);
     QdrantFilters.of(request.filter()).ifPresent(filter -> {
@@ -377,8 +491,11 @@ public final class QdrantVectorStore implements VectorStore {
         .setCollectionName(request.collection())
         .addPrefetch(dense)
         .addPrefetch(sparse)
-        .setQuery(Query.newBuilder().setFusion(Fusion.RRF))
-        .setLimit(Math.min(prefetch, request.limit() * 2L + 10))
+        .setQuery(Query.newBuilder().setRrf(Rrf.newBuilder()
+            .setK(fusion.qdrantK())
+            .addWeights((float) fusion.denseWeight())
+            .addWeights((float) fusion.keywordWeight())))
+        .setLimit(limit)
         .setWithPayload(WithPayloadSelector.newBuilder().setEnable(true))
         .setWithVectors(using.isEmpty()
             // the unnamed vector has no name to select by; the sparse one comes along, it is small
@@ -387,8 +504,9 @@ public final class QdrantVectorStore implements VectorStore {
         .build();
   }
 
-  private static Document bm25(String text) {
-    return Document.newBuilder().setText(text).setModel(BM25_MODEL).build();
+  /** A BM25 document; no options means Qdrant's defaults (collections written before options were sent). */
+  private static Document bm25(String text, Map<String, io.qdrant.client.grpc.JsonWithInt.Value> options) {
+    return Document.newBuilder().setText(text).setModel(BM25_MODEL).putAllOptions(options).build();
   }
 
   private QueryPoints query(SearchRequest request, String using) {
@@ -424,6 +542,7 @@ public final class QdrantVectorStore implements VectorStore {
           io.qdrant.client.grpc.Collections.CollectionInfo info = response.getResult();
           vectorNames.put(collection, vectorName(info.getConfig().getParams().getVectorsConfig()));
           sparseVectors.put(collection, hasSparse(info));
+          bm25Options.put(collection, bm25Options(info));
           return info;
         });
   }
@@ -437,6 +556,16 @@ public final class QdrantVectorStore implements VectorStore {
       return "default";
     }
     return named.keySet().stream().sorted().findFirst().orElse("");
+  }
+
+  /** The BM25 options for the collection's recorded average length; none without one. */
+  private static Map<String, io.qdrant.client.grpc.JsonWithInt.Value> bm25Options(
+      io.qdrant.client.grpc.Collections.CollectionInfo info) {
+    io.qdrant.client.grpc.JsonWithInt.Value avgLen = info.getConfig().getMetadataMap().get(AVG_LEN_KEY);
+    if (avgLen == null || !(QdrantPayloads.fromValue(avgLen) instanceof Number n) || n.doubleValue() <= 0) {
+      return Map.of();
+    }
+    return Map.copyOf(QdrantPayloads.toPayload(KeywordAnalysis.qdrantOptions(n.doubleValue())));
   }
 
   private static boolean hasSparse(io.qdrant.client.grpc.Collections.CollectionInfo info) {
@@ -460,9 +589,9 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /** The dense vector and the BM25 document Qdrant turns into the sparse one. */
-  private static Vectors vectors(float[] vector, String using, String keywordText) {
+  private static Vectors vectors(float[] vector, String using, Document keywords) {
     Vector dense = Vector.newBuilder().setDense(dense(vector)).build();
-    Vector document = Vector.newBuilder().setDocument(bm25(keywordText)).build();
+    Vector document = Vector.newBuilder().setDocument(keywords).build();
     // "" is Qdrant's name for the unnamed vector when named ones sit beside it
     return Vectors.newBuilder()
         .setVectors(NamedVectors.newBuilder().putVectors(using, dense).putVectors(SPARSE, document))
@@ -477,28 +606,41 @@ public final class QdrantVectorStore implements VectorStore {
     return dense.build();
   }
 
-  private static List<ScoredPoint> scored(List<io.qdrant.client.grpc.Points.ScoredPoint> points,
-      SearchRequest request, String using, boolean hybrid) {
-    if (!hybrid) {
-      return scored(points);
-    }
-    // fused order stays; the score becomes the cosine, and the threshold applies to it
-    List<ScoredPoint> out = new ArrayList<>();
+  /**
+   * A fused page as hits: each one's score becomes its cosine and the threshold applies to it;
+   * sorted by {@link Fusion#ORDER} and cut to the limit. {@code asked}: the page size requested.
+   */
+  private static Page fused(List<io.qdrant.client.grpc.Points.ScoredPoint> points, SearchRequest request,
+      String using, int asked) {
+    List<Fusion.Fused> order = new ArrayList<>(points.size());
+    Map<String, io.qdrant.client.grpc.Points.ScoredPoint> byId = new java.util.HashMap<>();
+    float lowest = Float.POSITIVE_INFINITY;
     for (io.qdrant.client.grpc.Points.ScoredPoint p : points) {
+      lowest = Math.min(lowest, p.getScore());
       float[] stored = denseOf(p.getVectors(), using);
       if (stored == null) {
         throw new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant returned a hybrid hit without its dense vector");
       }
       float cosine = cosine(request.vector(), stored);
       if (cosine >= request.scoreThreshold()) {
-        out.add(new ScoredPoint(QdrantPayloads.fromPointId(p.getId()), cosine, QdrantPayloads.fromPayload(p.getPayloadMap())));
-      }
-      if (out.size() == request.limit()) {
-        break;
+        String id = QdrantPayloads.fromPointId(p.getId());
+        byId.put(id, p);
+        order.add(new Fusion.Fused(id, p.getScore(), cosine));
       }
     }
-    return out;
+    order.sort(Fusion.ORDER);
+    List<Fusion.Fused> kept = order.subList(0, Math.min(request.limit(), order.size()));
+    List<ScoredPoint> hits = kept.stream()
+        .map(f -> new ScoredPoint(f.id(), f.cosine(), QdrantPayloads.fromPayload(byId.get(f.id()).getPayloadMap())))
+        .toList();
+    // a short page holds every candidate; a full one is safe when nothing unseen can tie the last hit kept
+    boolean settled = points.size() < asked
+        || (kept.size() == request.limit() && kept.get(kept.size() - 1).fused() > lowest);
+    return new Page(hits, settled);
   }
+
+  /** Hits of a fused page, and whether hits Qdrant left out could have changed them. */
+  private record Page(List<ScoredPoint> hits, boolean settled) {}
 
   @SuppressWarnings("deprecation") // older servers fill the legacy data field
   private static float[] denseOf(VectorsOutput vectors, String using) {

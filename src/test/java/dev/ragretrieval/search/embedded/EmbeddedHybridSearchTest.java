@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.ragretrieval.embedding.Vectors;
+import dev.ragretrieval.search.Fusion;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchMode;
@@ -144,6 +145,36 @@ class EmbeddedHybridSearchTest {
       }
       writer.commit();
     }
+  }
+
+  @Test
+  @DisplayName("a chunk whose keyword text has no token left (stop words, symbols) does not make the collection dense")
+  void tokenlessChunk() {
+    store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
+    points.add(new Point("empty", KEYWORD_VECTOR, new JsonObject().put("page_title", "About").put("text", "{ } ...")));
+    await(store.createCollection("book", DIM, List.of("chapter")).compose(v -> store.upsert("book", points)));
+
+    assertThat(await(store.collectionInfo("book", Deadline.inMillis(30_000))).hybrid()).isTrue();
+    assertThat(await(store.search(request(SearchMode.HYBRID, 5, 0f, Map.of()))).get(0).id()).isEqualTo("brin");
+  }
+
+  @Test
+  @DisplayName("the request's fusion ranks: keyword weight 0 keeps the dense order, dense weight 0 puts the keyword match first")
+  void fusionWeights() {
+    store = new EmbeddedVectorStore(vertx, dataDir, dev.ragretrieval.observability.RagMetrics.detached());
+    await(store.createCollection("book", DIM, List.of("chapter")).compose(v -> store.upsert("book", points)));
+
+    List<ScoredPoint> dense = await(store.search(request(SearchMode.DENSE, 10, 0f, Map.of())));
+    List<ScoredPoint> noKeywords = await(store.search(new SearchRequest("book", QUERY_VECTOR, 10, 0f, Map.of(),
+        Deadline.in(Duration.ofSeconds(10)), QUERY, SearchMode.HYBRID, new Fusion(60, 1.0, 0.0, 40))));
+    List<ScoredPoint> onlyKeywords = await(store.search(new SearchRequest("book", QUERY_VECTOR, 10, 0f, Map.of(),
+        Deadline.in(Duration.ofSeconds(10)), "block range", SearchMode.HYBRID, new Fusion(60, 0.0, 1.0, 40))));
+
+    assertThat(noKeywords).extracting(ScoredPoint::id).isEqualTo(dense.stream().map(ScoredPoint::id).toList());
+    assertThat(onlyKeywords.get(0).id()).isEqualTo("brin");
+    // the other hits tie at 0 and follow by cosine
+    List<Float> rest = onlyKeywords.subList(1, onlyKeywords.size()).stream().map(ScoredPoint::score).toList();
+    assertThat(rest).isSortedAccordingTo(java.util.Comparator.reverseOrder());
   }
 
   private static SearchRequest request(SearchMode mode, int limit, float threshold, Map<String, List<Object>> filter) {

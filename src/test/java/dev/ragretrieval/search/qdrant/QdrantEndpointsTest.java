@@ -53,7 +53,7 @@ class QdrantEndpointsTest {
     }
     List<InetAddress> pods = List.of(InetAddress.getByName("127.0.0.1"), InetAddress.getByName("127.0.0.2"));
     store = new QdrantVectorStore(vertx, config("qdrant-headless.test", first.port(), null, 1),
-        QdrantVectorStore.retryPolicy(config("x", 1, null, 1)), host -> pods, dev.ragretrieval.observability.RagMetrics.detached());
+        QdrantVectorStore.retryPolicy(config("x", 1, null, 1)), HostResolver.fixed(pods), dev.ragretrieval.observability.RagMetrics.detached());
 
     for (int i = 0; i < 6; i++) {
       assertThat(await(store.search(search()))).hasSize(1);
@@ -72,7 +72,7 @@ class QdrantEndpointsTest {
     first.upsert("docs", "1", new float[] {1, 0}, new JsonObject().put("text", "one"));
     AtomicReference<List<InetAddress>> dns = new AtomicReference<>(List.of(InetAddress.getByName("127.0.0.1")));
     store = new QdrantVectorStore(vertx, config("qdrant-moving.test", first.port(), null, 2),
-        QdrantVectorStore.retryPolicy(config("x", 1, null, 2)), host -> dns.get(), dev.ragretrieval.observability.RagMetrics.detached());
+        QdrantVectorStore.retryPolicy(config("x", 1, null, 2)), host -> io.vertx.core.Future.succeededFuture(dns.get()), dev.ragretrieval.observability.RagMetrics.detached());
     assertThat(await(store.search(search()))).hasSize(1);
 
     // the pod moves: old address gone, new one up; the failed connection triggers a new look-up

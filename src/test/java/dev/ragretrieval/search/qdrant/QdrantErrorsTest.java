@@ -30,4 +30,20 @@ class QdrantErrorsTest {
     assertThat(QdrantErrors.isRefusedUnprocessed(new HttpClosedException("Connection was closed"))).isFalse();
     assertThat(QdrantErrors.isRefusedUnprocessed(new StreamResetException(0x8))).isFalse();
   }
+
+  @Test
+  @DisplayName("a shard whose only replica sits on a dead node is 503 CONNECTION_ERROR naming the collection and why, not a 502")
+  void shardOnADeadNode() {
+    // Qdrant 1.18.1's words when node 3 of a replication-factor-1 collection was SIGKILLed
+    String said = "Service internal error: 1 of 1 read operations failed:\n  Service internal error: Tonic status error:"
+        + " status: Unavailable, message: \"error trying to connect: tcp connect error: Connection refused (os error 111)\"";
+
+    dev.ragretrieval.error.ServiceException error = QdrantErrors.fromStatus(io.vertx.grpc.common.GrpcStatus.INTERNAL,
+        said, null, null, "book");
+
+    assertThat(error.code()).isEqualTo(dev.ragretrieval.error.ErrorCode.CONNECTION_ERROR);
+    assertThat(error.getMessage()).contains("collection 'book'").contains("replication_factor").contains("1 of 1 read operations failed");
+    assertThat(QdrantErrors.fromStatus(io.vertx.grpc.common.GrpcStatus.INTERNAL, "Service internal error: disk full", null, null,
+        "book").code()).isEqualTo(dev.ragretrieval.error.ErrorCode.UPSTREAM_ERROR);
+  }
 }

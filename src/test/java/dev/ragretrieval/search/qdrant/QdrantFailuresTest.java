@@ -265,7 +265,7 @@ class QdrantFailuresTest {
 
   private QdrantVectorStore store(Vertx vertx, QdrantTestServer qdrant, String key, int attempts) {
     QdrantVectorStore store = new QdrantVectorStore(vertx, config("127.0.0.1", qdrant.port(), key, attempts),
-        new Retry.Policy(attempts, Duration.ofMillis(20), Duration.ofMillis(200)), HostResolver.SYSTEM, dev.ragretrieval.observability.RagMetrics.detached());
+        new Retry.Policy(attempts, Duration.ofMillis(20), Duration.ofMillis(200)), HostResolver.of(vertx), dev.ragretrieval.observability.RagMetrics.detached());
     stores.add(store);
     return store;
   }

@@ -8,6 +8,9 @@ import static dev.ragretrieval.search.qdrant.QdrantTestSupport.in;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import dev.ragretrieval.search.Fusion;
+import dev.ragretrieval.search.KeywordAnalysis;
+import dev.ragretrieval.search.KeywordText;
 import dev.ragretrieval.search.Point;
 import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchMode;
@@ -15,7 +18,6 @@ import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.testing.QdrantTestBm25;
 import dev.ragretrieval.testing.QdrantTestServer;
 import io.qdrant.client.grpc.Collections.Modifier;
-import io.qdrant.client.grpc.Points.Fusion;
 import io.qdrant.client.grpc.Points.PrefetchQuery;
 import io.qdrant.client.grpc.Points.QueryPoints;
 import io.vertx.core.Vertx;
@@ -105,7 +107,10 @@ class QdrantHybridSearchTest {
     await(store.search(hybrid(5, 0f, Map.of("chapter", List.of("even")))));
 
     QueryPoints sent = qdrant.queries().get(qdrant.queries().size() - 1);
-    assertThat(sent.getQuery().getFusion()).isEqualTo(Fusion.RRF);
+    assertThat(sent.getQuery().hasRrf()).isTrue();
+    assertThat(sent.getQuery().getRrf().getK()).isEqualTo(Fusion.DEFAULT.qdrantK());
+    assertThat(sent.getQuery().getRrf().getWeightsList())
+        .containsExactly((float) Fusion.DEFAULT.denseWeight(), (float) Fusion.DEFAULT.keywordWeight());
     assertThat(sent.getPrefetchCount()).isEqualTo(2);
     PrefetchQuery dense = sent.getPrefetch(0);
     PrefetchQuery sparse = sent.getPrefetch(1);
@@ -114,6 +119,11 @@ class QdrantHybridSearchTest {
     assertThat(sparse.getUsing()).isEqualTo("bm25");
     assertThat(sparse.getQuery().getNearest().getDocument().getText()).isEqualTo(QUERY);
     assertThat(sparse.getQuery().getNearest().getDocument().getModel()).isEqualTo("qdrant/bm25");
+    // the collection was created without a measured length: Qdrant's 256, with the analysis options
+    assertThat(QdrantPayloads.fromPayload(sparse.getQuery().getNearest().getDocument().getOptionsMap()))
+        .isEqualTo(KeywordAnalysis.qdrantOptions(KeywordAnalysis.QDRANT_DEFAULT_AVG_LEN));
+    assertThat(dense.getLimit()).isEqualTo(Fusion.DEFAULT.candidatesFor(5));
+    assertThat(sparse.getLimit()).isEqualTo(Fusion.DEFAULT.candidatesFor(5));
     assertThat(dense.hasFilter()).isTrue();
     assertThat(sparse.getFilter()).isEqualTo(dense.getFilter());
     assertThat(sent.hasWithVectors()).isTrue();
@@ -127,8 +137,8 @@ class QdrantHybridSearchTest {
     List<ScoredPoint> fused = await(store.search(hybrid(5, 0f, Map.of())));
 
     assertThat(dense).extracting(ScoredPoint::id).doesNotContain(KEYWORD_ID);
-    // first of the bm25 list: 1 / (0 + 2), as much as the dense list's first (RRF ties come in any order)
-    assertThat(fused.subList(0, 2)).extracting(ScoredPoint::id).contains(KEYWORD_ID);
+    // first of the bm25 list and last (21st) of the 40 dense candidates: more than the dense list's first
+    assertThat(fused.get(0).id()).isEqualTo(KEYWORD_ID);
     assertThat(fused).hasSize(5);
     for (ScoredPoint hit : fused) {
       assertThat(hit.score()).isCloseTo((float) cosine(QUERY_VECTOR, vectors.get(hit.id())), within(1e-5f));
@@ -172,10 +182,54 @@ class QdrantHybridSearchTest {
     List<QueryPoints> sent = qdrant.queries().subList(before, qdrant.queries().size());
     assertThat(sent).hasSize(2).allSatisfy(q -> {
       assertThat(q.getPrefetchCount()).isEqualTo(2);
-      assertThat(q.getQuery().getFusion()).isEqualTo(Fusion.RRF);
+      assertThat(q.getQuery().hasRrf()).isTrue();
     });
     assertThat(results.get(0)).extracting(ScoredPoint::id).contains(KEYWORD_ID);
     assertThat(results.get(1)).hasSize(2).extracting(ScoredPoint::id).doesNotContain(KEYWORD_ID);
+  }
+
+  @Test
+  @DisplayName("the request's fusion goes to Qdrant: Rrf k + 1 (Qdrant counts positions from 0), one weight per prefetch, its candidates")
+  void requestFusionSent() {
+    await(store.search(new SearchRequest("docs", QUERY_VECTOR, 5, 0f, Map.of(), in(Duration.ofSeconds(5)), QUERY,
+        SearchMode.HYBRID, new Fusion(10, 1.0, 0.5, 30))));
+
+    QueryPoints sent = qdrant.queries().get(qdrant.queries().size() - 1);
+    assertThat(sent.getQuery().getRrf().getK()).isEqualTo(11);
+    assertThat(sent.getQuery().getRrf().getWeightsList()).containsExactly(1.0f, 0.5f);
+    assertThat(sent.getPrefetchList()).allSatisfy(prefetch -> assertThat(prefetch.getLimit()).isEqualTo(30));
+  }
+
+  @Test
+  @DisplayName("equal fused scores, which Qdrant returns in any order, come back ordered by cosine then id, the same every time")
+  void tiesInAFixedOrder() {
+    // every filler matches "robots topics number" alike: many fused ties, shuffled by the server
+    SearchRequest request = new SearchRequest("docs", QUERY_VECTOR, 10, 0f, Map.of(), in(Duration.ofSeconds(5)),
+        "robots topics number 3", SearchMode.HYBRID);
+    List<String> first = await(store.search(request)).stream().map(ScoredPoint::id).toList();
+
+    for (int i = 0; i < 15; i++) {
+      assertThat(await(store.search(request))).extracting(ScoredPoint::id).isEqualTo(first);
+    }
+    assertThat(first).hasSize(10);
+  }
+
+  @Test
+  @DisplayName("a collection created with a measured keyword length keeps it as metadata, and upserted BM25 vectors are weighed with it")
+  void measuredAverageLength() {
+    double avgLen = 7.5;
+    await(store.createCollection("measured", DIM, List.of(), avgLen, in(Duration.ofSeconds(5))));
+    JsonObject payload = new JsonObject().put("page_title", "Backup").put("text", "Dump the dump with pg_dump, then restore it");
+    await(store.upsert("measured", List.of(new Point(KEYWORD_ID, KEYWORD_VECTOR, payload))));
+
+    QdrantTestBm25.Config config = QdrantTestBm25.Config.of(QdrantPayloads.toPayload(KeywordAnalysis.qdrantOptions(avgLen)));
+    assertThat(config.avgLen()).isEqualTo(avgLen);
+    assertThat(qdrant.sparseVectors("measured", KEYWORD_ID).get("bm25"))
+        .isEqualTo(QdrantTestBm25.document(KeywordText.of(payload), config))
+        .isNotEqualTo(QdrantTestBm25.document(KeywordText.of(payload)));
+    // the same tokens as the embedded store's analysis
+    assertThat(qdrant.sparseVectors("measured", KEYWORD_ID).get("bm25").keySet()).containsExactlyInAnyOrderElementsOf(
+        KeywordAnalysis.tokens(KeywordText.of(payload)).stream().map(QdrantTestBm25::termId).distinct().toList());
   }
 
   private static SearchRequest hybrid(int limit, float threshold, Map<String, List<Object>> filter) {

@@ -1,0 +1,210 @@
+package dev.ragretrieval.search.qdrant;
+
+import static dev.ragretrieval.search.qdrant.QdrantTestSupport.await;
+import static dev.ragretrieval.search.qdrant.QdrantTestSupport.failure;
+import static dev.ragretrieval.search.qdrant.QdrantTestSupport.in;
+import static dev.ragretrieval.testing.Await.eventually;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.search.Point;
+import dev.ragretrieval.search.SearchRequest;
+import dev.ragretrieval.testing.QdrantTestServer;
+import dev.ragretrieval.testing.TestDns;
+import dev.ragretrieval.upstream.Deadline;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Three in-process Qdrant servers on 127.0.0.1, .2 and .3 behind one name that a test DNS server
+ * resolves to all of them (as a headless Service does), reached through Vert.x's own resolver as
+ * in production. One attempt per call (max_attempts 1), so what keeps requests answering is the
+ * failover, not the retry policy.
+ */
+@ExtendWith(VertxExtension.class)
+class QdrantFailoverTest {
+
+  private static final String NAME = "qdrant-headless.cluster.test";
+  private static final String[] IPS = {"127.0.0.1", "127.0.0.2", "127.0.0.3"};
+
+  private TestDns dns;
+  private Vertx service;
+  private final List<QdrantTestServer> nodes = new ArrayList<>();
+  private QdrantVectorStore store;
+
+  @BeforeEach
+  void start(Vertx vertx) {
+    dns = await(TestDns.start(vertx));
+    dns.set(NAME, IPS);
+    service = Vertx.vertx(dns.vertxOptions());
+    int port = 0;
+    for (String ip : IPS) {
+      QdrantTestServer node = await(QdrantTestServer.start(vertx, ip, port, null));
+      port = node.port();
+      node.createCollection("docs", 2);
+      node.upsert("docs", "1", new float[] {1, 0}, new JsonObject().put("text", "on " + ip));
+      nodes.add(node);
+    }
+  }
+
+  @AfterEach
+  void stop() {
+    if (store != null) {
+      await(store.close());
+    }
+    for (QdrantTestServer node : nodes) {
+      await(node.stop());
+    }
+    await(service.close());
+    await(dns.stop());
+  }
+
+  @Test
+  @DisplayName("one node stopped: every search answers, the node leaves the rotation, and rejoins once it answers its probe")
+  void nodeDownAndBack() {
+    store = store(new AppConfig.Circuit(3, Duration.ofSeconds(10), Duration.ofSeconds(5)), Duration.ofSeconds(10));
+    assertThat(await(store.search(search()))).hasSize(1); // first look-up done, all three in turn
+    QdrantTestServer second = nodes.get(1);
+    await(second.stop());
+
+    for (int i = 0; i < 30; i++) {
+      assertThat(await(store.search(search()))).as("search %d", i).hasSize(1);
+    }
+    // one call at most went to the stopped node (then it was out), none of the 30 failed, the circuit stayed closed
+    int queriesWhileDown = nodes.get(0).callCount("Query") + nodes.get(2).callCount("Query");
+    assertThat(queriesWhileDown).isGreaterThanOrEqualTo(30);
+
+    await(second.restart());
+    eventually(() -> {
+      await(store.search(search()));
+      return second.callCount("Query") > 0 && second.callCount("Collections/List") > 0;
+    });
+  }
+
+  @Test
+  @DisplayName("UNAVAILABLE from one node is sent to another; the node answered, so it stays in the rotation")
+  void unavailableGoesElsewhere() {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10));
+    await(store.search(search()));
+    QdrantTestServer first = nodes.get(0);
+    first.failNext(3, GrpcStatus.UNAVAILABLE, null);
+
+    for (int i = 0; i < 12; i++) {
+      assertThat(await(store.search(search()))).hasSize(1);
+    }
+
+    // it kept getting calls, and was never probed: a node that answers is not taken out
+    assertThat(first.callCount("Query")).isGreaterThan(4);
+    assertThat(first.callCount("Collections/List")).isZero();
+  }
+
+  @Test
+  @DisplayName("the retry on another node stays within the request's deadline")
+  void failoverWithinDeadline() {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10));
+    await(store.search(search()));
+    for (QdrantTestServer node : nodes) {
+      node.delay(Duration.ofMillis(600));
+    }
+
+    int before = queries();
+
+    ServiceException error = failure(store.search(new SearchRequest("docs", new float[] {1, 0}, 1, 0f, Map.of(),
+        Deadline.in(Duration.ofMillis(300)))));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
+    // the deadline was spent on the first node: no second node was asked
+    eventually(() -> queries() == before + 1);
+    assertThat(queries()).isEqualTo(before + 1);
+  }
+
+  @Test
+  @DisplayName("the circuit opens only when the whole cluster fails")
+  void circuitOnlyForTheWholeCluster() {
+    store = store(new AppConfig.Circuit(3, Duration.ofSeconds(10), Duration.ofSeconds(30)), Duration.ofSeconds(10));
+    await(store.search(search()));
+    // two of three go down, one after the other: still answering, nothing reaches the circuit
+    await(nodes.get(0).stop());
+    for (int i = 0; i < 5; i++) {
+      assertThat(await(store.search(search()))).hasSize(1);
+    }
+    await(nodes.get(2).stop());
+    for (int i = 0; i < 5; i++) {
+      assertThat(await(store.search(search()))).hasSize(1);
+    }
+
+    await(nodes.get(1).stop());
+    List<ServiceException> errors = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      errors.add(failure(store.search(search())));
+    }
+    assertThat(errors).allSatisfy(e -> assertThat(e.code()).isEqualTo(ErrorCode.CONNECTION_ERROR));
+    assertThat(errors.get(4).getMessage()).contains("circuit open");
+  }
+
+  @Test
+  @DisplayName("the name is resolved again every interval: a pod that comes back with a new address gets calls without any failure first")
+  void followsNewAddresses(Vertx vertx) {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofMillis(200));
+    await(store.search(search()));
+    QdrantTestServer moved = await(QdrantTestServer.start(vertx, "127.0.0.4", nodes.get(0).port(), null));
+    nodes.add(moved);
+    moved.createCollection("docs", 2);
+    moved.upsert("docs", "1", new float[] {1, 0}, new JsonObject().put("text", "on 127.0.0.4"));
+
+    dns.set(NAME, "127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4");
+
+    eventually(() -> {
+      await(store.search(search()));
+      return moved.callCount("Query") > 0;
+    });
+  }
+
+  @Test
+  @DisplayName("with a node down, collection info (readiness) and writes still succeed")
+  void readinessAndWritesWithANodeDown() {
+    store = store(AppConfig.Circuit.DEFAULT, Duration.ofSeconds(10));
+    await(store.search(search()));
+    await(nodes.get(2).stop());
+
+    for (int i = 0; i < 6; i++) {
+      assertThat(await(store.collectionInfo("docs", in(Duration.ofSeconds(2)))).vectorSize()).isEqualTo(2);
+      await(store.upsert("docs", List.of(new Point(UUID.randomUUID().toString(), new float[] {0, 1},
+          new JsonObject().put("text", "new"))), in(Duration.ofSeconds(2))));
+    }
+
+    assertThat(nodes.get(0).callCount("Upsert") + nodes.get(1).callCount("Upsert")).isEqualTo(6);
+  }
+
+  private QdrantVectorStore store(AppConfig.Circuit circuit, Duration resolveEvery) {
+    AppConfig.Qdrant config = new AppConfig.Qdrant(Optional.of(NAME), nodes.get(0).port(), Optional.empty(), false,
+        Optional.empty(), "docs", Set.of(), Duration.ofSeconds(3), 1, circuit, AppConfig.Layout.QDRANT_DEFAULT,
+        Optional.empty(), Optional.empty(), new AppConfig.Failover(resolveEvery, Duration.ofMillis(100)));
+    return new QdrantVectorStore(service, config, RagMetrics.detached());
+  }
+
+  private int queries() {
+    return nodes.stream().mapToInt(node -> node.callCount("Query")).sum();
+  }
+
+  private static SearchRequest search() {
+    return new SearchRequest("docs", new float[] {1, 0}, 1, 0f, Map.of(), in(Duration.ofSeconds(5)));
+  }
+}

@@ -1,0 +1,371 @@
+package dev.ragretrieval.search.qdrant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.app.Application;
+import dev.ragretrieval.config.AppConfig;
+import dev.ragretrieval.config.ConfigLoader;
+import dev.ragretrieval.embedding.EmbeddingClient;
+import dev.ragretrieval.ingest.Ingestor;
+import dev.ragretrieval.ingest.Page;
+import dev.ragretrieval.ingest.Progress;
+import dev.ragretrieval.ingest.SampleBook;
+import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.testing.Await;
+import dev.ragretrieval.testing.CohereTestServer;
+import dev.ragretrieval.testing.RealQdrant;
+import dev.ragretrieval.testing.TestDns;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The whole service on a real three-node Qdrant 1.18.1 cluster (127.0.0.1, .2, .3; skipped, saying
+ * why, where the binary is absent). The service knows the cluster by one name that a test DNS
+ * server resolves to all three nodes, as a headless Service does, and creates the collection
+ * itself with 3 shards and 2 replicas. Nodes are killed with SIGKILL under load and started again.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RealQdrantClusterTest {
+
+  private static final String NAME = "qdrant-headless.cluster.test";
+  private static final String COLLECTION = "book";
+  private static final String KEY = "cluster-test-key";
+  private static final int DIM = 64;
+  private static final List<String> QUERIES = List.of("What is a ROS 2 node?", "quality of service profiles",
+      "how does SLAM work", "simulate a robot in Gazebo", "URDF links and joints", "publish messages on a topic",
+      "coordinate frames with TF2", "bipedal walking balance");
+
+  private static RealQdrant cluster;
+  private static Vertx helpers;
+  private static Vertx service;
+  private static TestDns dns;
+  private static CohereTestServer cohere;
+  private static Application app;
+  private static QdrantVectorStore store;
+  private static AppConfig config;
+  private static int bookChunks;
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  @BeforeAll
+  static void start() {
+    cluster = RealQdrant.cluster(3);
+    helpers = Vertx.vertx();
+    dns = Await.await(TestDns.start(helpers));
+    dns.set(NAME, "127.0.0.1", "127.0.0.2", "127.0.0.3");
+    cohere = Await.await(CohereTestServer.start(helpers, KEY, DIM));
+    service = Vertx.vertx(dns.vertxOptions());
+    Map<String, String> env = new HashMap<>();
+    env.put("QDRANT_HOST", NAME);
+    env.put("QDRANT_GRPC_PORT", String.valueOf(cluster.grpcPort()));
+    env.put("QDRANT_COLLECTION", COLLECTION);
+    env.put("QDRANT_SHARD_NUMBER", "3");
+    env.put("QDRANT_REPLICATION_FACTOR", "2");
+    env.put("QDRANT_WRITE_ORDERING", "medium");
+    env.put("COHERE_API_KEY", KEY);
+    env.put("COHERE_BASE_URL", cohere.baseUrl());
+    env.put("COHERE_EMBED_DIMENSION", String.valueOf(DIM));
+    env.put("EMBEDDING_PROVIDER", "cohere");
+    env.put("RAG_HTTP_PORT", "0");
+    env.put("RAG_LOAD_SAMPLE_BOOK", "false");
+    JsonObject tree = new JsonObject()
+        .put("http", new JsonObject().put("host", "127.0.0.1"))
+        // the debug build of Qdrant is slow: a generous budget per call, probes every 200 ms
+        .put("qdrant", new JsonObject().put("timeout_ms", 10000).put("probe_interval_ms", 200));
+    config = ConfigLoader.fromJson(tree, env);
+    app = Await.await(Application.start(service, config, RagMetrics.detached(), null));
+    store = new QdrantVectorStore(service, config.qdrant(), RagMetrics.detached());
+
+    // ingest as the ingest command does: the service's store settings, the service's embedder
+    List<Page> pages = SampleBook.pages();
+    Ingestor.Summary summary = ingest(pages);
+    assertThat(summary.ok()).as(summary.describe()).isTrue();
+    bookChunks = summary.chunks();
+    assertThat(bookChunks).isGreaterThan(100);
+    Await.eventually(() -> ready() == 200);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (store != null) {
+      Await.await(store.close());
+    }
+    if (app != null) {
+      Await.await(app.shutdown());
+    }
+    if (service != null) {
+      Await.await(service.close());
+    }
+    if (cohere != null) {
+      Await.await(cohere.stop());
+    }
+    if (dns != null) {
+      Await.await(dns.stop());
+    }
+    if (helpers != null) {
+      Await.await(helpers.close());
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  @DisplayName("the collection the service created has 3 shards with 2 replicas each, spread over the three nodes, and every chunk")
+  void layoutAsAsked() {
+    JsonObject info = cluster.rest("GET", "/collections/" + COLLECTION, null).getJsonObject("result");
+    JsonObject params = info.getJsonObject("config").getJsonObject("params");
+    assertThat(params.getInteger("shard_number")).isEqualTo(3);
+    assertThat(params.getInteger("replication_factor")).isEqualTo(2);
+    assertThat(countExact()).isEqualTo(bookChunks);
+
+    // every shard has two replicas, on two different nodes (each node's view lists its local and remote shards)
+    Map<Integer, List<Long>> replicas = new HashMap<>();
+    for (RealQdrant.Node node : cluster.nodes()) {
+      JsonObject shards = node.rest("GET", "/collections/" + COLLECTION + "/cluster", null).getJsonObject("result");
+      long peer = shards.getLong("peer_id");
+      for (Object local : shards.getJsonArray("local_shards")) {
+        replicas.computeIfAbsent(((JsonObject) local).getInteger("shard_id"), k -> new ArrayList<>()).add(peer);
+      }
+    }
+    assertThat(replicas).hasSize(3);
+    assertThat(replicas.values()).allSatisfy(peers -> assertThat(peers).hasSize(2).doesNotHaveDuplicates());
+  }
+
+  @Test
+  @Order(2)
+  @DisplayName("under a steady load, node 3 and then node 1 (the Raft leader) killed (SIGKILL) and started again: no request fails and readiness stays UP")
+  void nodesKilledUnderLoad() throws Exception {
+    Load load = Load.start(4);
+    try {
+      load.awaitAnswered(20);
+      for (int number : new int[] {3, 1}) {
+        cluster.node(number).kill();
+        int atKill = load.answered.get();
+        // the load runs on while the node is down: several probe and resolve rounds
+        load.awaitAnswered(atKill + 150);
+        assertThat(load.answered.get()).as("searches answered while node %d was down", number)
+            .isGreaterThanOrEqualTo(atKill + 150);
+        cluster.node(number).start();
+        cluster.node(number).awaitReady(Duration.ofSeconds(90));
+        awaitAllReplicasActive();
+        load.awaitAnswered(load.answered.get() + 100);
+      }
+    } finally {
+      load.stop();
+    }
+    assertThat(load.failures).as("failed requests").isEmpty();
+    assertThat(load.notReady).as("readiness answers other than 200").isEmpty();
+  }
+
+  @Test
+  @Order(3)
+  @DisplayName("ingest while node 2 is down stores every chunk")
+  void ingestWithANodeDown() {
+    cluster.node(2).kill();
+    try {
+      // the same pages under other addresses: new points, as many as the book has
+      List<Page> copies = SampleBook.pages().stream()
+          .map(p -> new Page(p.sourceUrl() + "?copy", p.documentId() + "-copy", p.pageTitle(), p.chapter(),
+              p.chapterLabel(), p.sourceType(), p.sections()))
+          .toList();
+      Ingestor.Summary summary = ingest(copies);
+      assertThat(summary.ok()).as(summary.describe()).isTrue();
+      assertThat(summary.upserted()).isEqualTo(bookChunks);
+      assertThat(countExact()).isEqualTo(2L * bookChunks);
+    } finally {
+      cluster.node(2).start();
+      cluster.node(2).awaitReady(Duration.ofSeconds(90));
+    }
+    assertThat(countExact()).isEqualTo(2L * bookChunks);
+  }
+
+  @Test
+  @Order(4)
+  @DisplayName("with replication factor 1, a node down is a 503 that names the collection and the cause, and other collections still answer")
+  void replicationFactorOne() throws Exception {
+    AppConfig.Qdrant q = config.qdrant();
+    AppConfig.Qdrant fragileConfig = new AppConfig.Qdrant(q.host(), q.grpcPort(), q.apiKey(), q.tls(), q.caCert(),
+        q.collection(), q.collections(), q.timeout(), q.maxAttempts(), q.circuit(),
+        new AppConfig.Layout(java.util.OptionalInt.of(3), java.util.OptionalInt.of(1), java.util.OptionalInt.empty(),
+            false, AppConfig.Quantization.NONE), q.writeOrdering(), q.readConsistency(), q.failover());
+    QdrantVectorStore fragileStore = new QdrantVectorStore(service, fragileConfig, RagMetrics.detached());
+    try {
+      Ingestor ingestor = new Ingestor(service, fragileStore, new EmbeddingClient(service)::embed, Progress.NONE);
+      assertThat(Await.await(ingestor.ingest(SampleBook.pages(), Ingestor.Options.of("fragile", false,
+          config.retrieval().filterKeys()))).ok()).isTrue();
+    } finally {
+      Await.await(fragileStore.close());
+    }
+    cluster.node(3).kill();
+    try {
+      for (int i = 0; i < 8; i++) {
+        HttpResponse<String> fragile = retrieve("fragile");
+        assertThat(fragile.statusCode()).as(fragile.body()).isEqualTo(503);
+        JsonObject error = new JsonObject(fragile.body()).getJsonObject("error");
+        assertThat(error.getString("code")).isEqualTo("CONNECTION_ERROR");
+        assertThat(error.getString("message")).contains("collection 'fragile'").contains("replication_factor");
+      }
+      // Qdrant itself answers: the failures above did not open the circuit for the replicated collection
+      HttpResponse<String> book = retrieve(COLLECTION);
+      assertThat(book.statusCode()).as(book.body()).isEqualTo(200);
+    } finally {
+      cluster.node(3).start();
+      cluster.node(3).awaitReady(Duration.ofSeconds(90));
+    }
+  }
+
+  private static HttpResponse<String> retrieve(String collection) throws Exception {
+    JsonObject body = new JsonObject().put("query", QUERIES.get(0)).put("collection", collection).put("score_threshold", 0.0);
+    return HTTP.send(HttpRequest.newBuilder(uri("/v1/retrieve")).timeout(Duration.ofSeconds(30))
+        .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body.encode())).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** Every node sees every replica of the collection Active again (the restarted one caught up). */
+  private static void awaitAllReplicasActive() throws InterruptedException {
+    long giveUp = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    while (!allReplicasActive()) {
+      assertThat(System.nanoTime()).as("all replicas active within 120 s").isLessThan(giveUp);
+      Thread.sleep(200);
+    }
+  }
+
+  private static boolean allReplicasActive() {
+    for (RealQdrant.Node node : cluster.nodes()) {
+      JsonObject shards = node.rest("GET", "/collections/" + COLLECTION + "/cluster", null).getJsonObject("result");
+      List<JsonObject> replicas = new ArrayList<>();
+      for (String kind : List.of("local_shards", "remote_shards")) {
+        JsonArray list = shards.getJsonArray(kind);
+        for (int i = 0; i < list.size(); i++) {
+          replicas.add(list.getJsonObject(i));
+        }
+      }
+      if (replicas.size() != 6 || !replicas.stream().allMatch(r -> "Active".equals(r.getString("state")))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Ingestor.Summary ingest(List<Page> pages) {
+    Ingestor ingestor = new Ingestor(service, store, new EmbeddingClient(service)::embed, Progress.NONE);
+    return Await.await(ingestor.ingest(pages, Ingestor.Options.of(COLLECTION, false,
+        config.retrieval().filterKeys())));
+  }
+
+  private static long countExact() {
+    return cluster.rest("POST", "/collections/" + COLLECTION + "/points/count", new JsonObject().put("exact", true))
+        .getJsonObject("result").getLong("count");
+  }
+
+  private static int ready() {
+    return send(HttpRequest.newBuilder(uri("/health/ready")).timeout(Duration.ofSeconds(5)).GET().build());
+  }
+
+  private static URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + app.httpPort() + path);
+  }
+
+  private static int send(HttpRequest request) {
+    try {
+      return HTTP.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  /** A few clients searching without pause, and one asking for readiness every 200 ms. */
+  private static final class Load {
+    final AtomicBoolean running = new AtomicBoolean(true);
+    final AtomicInteger answered = new AtomicInteger();
+    final List<String> failures = new CopyOnWriteArrayList<>();
+    final List<Integer> notReady = new CopyOnWriteArrayList<>();
+    final List<Thread> threads = new ArrayList<>();
+
+    static Load start(int clients) {
+      Load load = new Load();
+      for (int c = 0; c < clients; c++) {
+        int client = c;
+        load.threads.add(daemon(() -> load.search(client)));
+      }
+      load.threads.add(daemon(load::probeReadiness));
+      return load;
+    }
+
+    private static Thread daemon(Runnable work) {
+      Thread thread = new Thread(work);
+      thread.setDaemon(true);
+      thread.start();
+      return thread;
+    }
+
+    private void search(int client) {
+      for (int i = client; running.get(); i++) {
+        JsonObject body = new JsonObject().put("query", QUERIES.get(i % QUERIES.size())).put("top_k", 5)
+            .put("score_threshold", 0.0);
+        HttpRequest request = HttpRequest.newBuilder(uri("/v1/retrieve")).timeout(Duration.ofSeconds(30))
+            .header("content-type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.encode())).build();
+        try {
+          HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+          if (response.statusCode() == 200 && !new JsonObject(response.body()).getJsonArray("results", new JsonArray()).isEmpty()) {
+            answered.incrementAndGet();
+          } else {
+            failures.add(response.statusCode() + " " + response.body());
+          }
+        } catch (Exception e) {
+          failures.add(e.toString());
+        }
+      }
+    }
+
+    private void probeReadiness() {
+      while (running.get()) {
+        int status = ready();
+        if (status != 200) {
+          notReady.add(status);
+        }
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    void awaitAnswered(int count) throws InterruptedException {
+      long giveUp = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+      while (answered.get() < count && failures.isEmpty() && System.nanoTime() < giveUp) {
+        Thread.sleep(50);
+      }
+    }
+
+    void stop() throws InterruptedException {
+      running.set(false);
+      for (Thread thread : threads) {
+        thread.join(60_000);
+      }
+    }
+  }
+}
