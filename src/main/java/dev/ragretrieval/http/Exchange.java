@@ -8,6 +8,8 @@ import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievalResult;
 import dev.ragretrieval.tracing.Spans;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
@@ -90,6 +92,20 @@ final class Exchange {
   }
 
   /** The request log line, once the response has ended or the client has gone. */
+  /**
+   * Writes the request's log line with the request's span current: the line is written when the
+   * response has ended, after Vert.x closed the span's scope, and must still carry its trace_id.
+   */
+  void log() {
+    if (!span.getSpanContext().isValid()) {
+      RequestLog.log(logEntry());
+      return;
+    }
+    try (Scope scope = Context.current().with(span).makeCurrent()) {
+      RequestLog.log(logEntry());
+    }
+  }
+
   RequestLog.Entry logEntry() {
     return new RequestLog.Entry(queryId, requestId, ctx.request().method().name(), route, ctx.response().getStatusCode(),
         code, (System.nanoTime() - startedNanos) / 1e6,
