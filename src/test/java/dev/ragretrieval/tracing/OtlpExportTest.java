@@ -87,7 +87,7 @@ class OtlpExportTest {
     assertThat(hex(server.getParentSpanId().toByteArray())).isEqualTo(CALLER);
     assertThat(received).filteredOn(s -> hex(s.getTraceId().toByteArray()).equals(TRACE_ID))
         .extracting(Span::getName)
-        .contains("POST /v1/retrieve", "validate", "query cache", "embed", "search", "qdrant.Points/Search", "write response");
+        .contains("POST /v1/retrieve", "validate", "query cache", "embed", "search", "write response");
     assertThat(named("query cache").map(s -> attribute(s, "rag.cache.hit"))).contains("false");
     assertThat(services).contains("rag-retrieval-under-test");
   }
