@@ -157,6 +157,18 @@ public final class Spans {
     }
   }
 
+  /**
+   * Writes {@code span}'s {@code traceparent} into gRPC metadata: the call's own span, also when the
+   * request is made in a callback (a new connection opened first) where it is no longer current.
+   */
+  public static void inject(Span span, MultiMap headers) {
+    Tracing tracing = Tracing.current();
+    if (tracing.enabled() && span.getSpanContext().isValid()) {
+      tracing.openTelemetry().getPropagators().getTextMapPropagator()
+          .inject(Context.current().with(span), headers, MultiMap::set);
+    }
+  }
+
   /** Names the store and operation on the current span (a store call's attempt); returns {@code call}. */
   public static <T> Future<T> store(String system, String operation, Future<T> call) {
     if (Tracing.current().enabled()) {

@@ -196,6 +196,11 @@ class RequestTracesTest {
     assertThat(grpc.getAttributes().get(Spans.RPC_SERVICE)).isEqualTo("qdrant.Points");
     assertThat(grpc.getAttributes().get(Spans.RPC_GRPC_STATUS)).isEqualTo(0L);
     assertThat(grpc.getAttributes().get(Spans.SERVER_PORT)).isEqualTo((long) stack.qdrant.port());
+    // the traceparent in the call's metadata: the in-process Qdrant's own server span is the call's child
+    String path = "/" + grpc.getAttributes().get(Spans.RPC_SERVICE) + "/" + grpc.getAttributes().get(Spans.RPC_METHOD);
+    SpanData qdrantServer = spans.stream().filter(s -> s.getKind() == SpanKind.SERVER
+        && path.equals(s.getAttributes().get(AttributeKey.stringKey("url.path")))).findFirst().orElseThrow();
+    assertThat(qdrantServer.getParentSpanId()).isEqualTo(grpc.getSpanId());
     assertThat(one(spans, "write response").getParentSpanId()).isEqualTo(server.getSpanId());
     assertNoQuestionText(spans, QUESTION);
   }

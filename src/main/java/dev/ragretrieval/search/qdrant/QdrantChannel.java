@@ -151,7 +151,7 @@ final class QdrantChannel {
           describe(span, method, server, collection);
           return client.request(server, method).compose(request -> {
             apiKey.ifPresent(key -> request.headers().set("api-key", key));
-            Spans.inject(request.headers());
+            Spans.inject(span, request.headers());
             request.timeout(budget, TimeUnit.MILLISECONDS);
             return request.send(message)
                 // no response headers yet: the failure may be a refusal of a call never processed
