@@ -12,6 +12,7 @@ import dev.ragretrieval.ingest.SampleBook;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.retrieval.RetrievalService;
 import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.tracing.Tracing;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
@@ -67,6 +68,7 @@ public final class Application {
   public static Future<Application> start(Vertx vertx, AppConfig config, RagMetrics metrics,
       Handler<RoutingContext> metricsHandler) {
     Application app = new Application(vertx, config, metrics);
+    Tracing.allowQueryText(config.tracing().queryText());
     // HTTP listens before the sample book loads: liveness answers at once and readiness says why it is DOWN
     return Components.start(vertx, config, metrics)
         .compose(started -> {

@@ -5,6 +5,7 @@ import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigLoader;
 import dev.ragretrieval.observability.Logging;
 import dev.ragretrieval.observability.Observability;
+import dev.ragretrieval.tracing.Tracing;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -27,7 +28,8 @@ public final class ServeCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Observability observability = Observability.create();
+    // tracing is the standard OTEL_* variables' business, known before the Vertx it goes into
+    Observability observability = Observability.create(Tracing.fromEnvironment(cli.env()).install());
     Vertx vertx = observability.vertx();
     try {
       AppConfig config = Services.await(ConfigLoader.load(vertx, cli.env()), Duration.ofSeconds(30));

@@ -3,6 +3,7 @@ package dev.ragretrieval.embedding;
 import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.tracing.Spans;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.eventbus.DeliveryOptions;
@@ -49,15 +50,24 @@ public final class EmbeddingClient {
     }
     if (type == InputType.SEARCH_QUERY) {
       EmbedResponse cached = queryCache.answer(texts);
+      if (queryCache.enabled() && Spans.enabled()) {
+        Spans.instant("query cache").setAttribute(Spans.CACHE_HIT, cached != null)
+            .setAttribute(Spans.TEXTS, texts.size()).end();
+      }
       if (cached != null) {
         return Future.succeededFuture(cached);
       }
     }
-    DeliveryOptions options = new DeliveryOptions().setSendTimeout(left).setLocalOnly(true);
-    return vertx.eventBus()
-        .<EmbedResponse>request(EmbeddingVerticle.ADDRESS, new EmbedRequest(texts, type, deadline), options)
-        .map(Message::body)
-        .recover(failure -> Future.failedFuture(toServiceException(failure)));
+    // the event bus's own spans (send, receive) and the provider's nest under this one
+    return Spans.around("embed", span -> {
+      span.setAttribute(Spans.TEXTS, texts.size());
+      span.setAttribute(Spans.INPUT_TYPE, type.name());
+      DeliveryOptions options = new DeliveryOptions().setSendTimeout(left).setLocalOnly(true);
+      return vertx.eventBus()
+          .<EmbedResponse>request(EmbeddingVerticle.ADDRESS, new EmbedRequest(texts, type, deadline), options)
+          .map(Message::body)
+          .recover(failure -> Future.failedFuture(toServiceException(failure)));
+    });
   }
 
   /** Whether {@code query}'s vector (as a SEARCH_QUERY) is in the query cache now; counts nothing. */

@@ -3,6 +3,8 @@ package dev.ragretrieval.embedding;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
@@ -126,6 +128,10 @@ public final class EmbeddingVerticle extends VerticleBase {
         }
         vectors.add(null); // filled from the upstream call below
       }
+    }
+    if (Spans.enabled()) {
+      // the event-bus receive span: how many of the request's texts the cache (or a call on its way) answered
+      Span.current().setAttribute(Spans.CACHE_HITS, (long) (texts.size() - vectors.stream().filter(v -> v == null).count()));
     }
     if (!freshTexts.isEmpty()) {
       Future<EmbedResponse> call = embed(new EmbedRequest(List.copyOf(freshTexts), request.inputType(),

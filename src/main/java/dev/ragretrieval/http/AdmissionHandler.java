@@ -3,7 +3,6 @@ package dev.ragretrieval.http;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
-import dev.ragretrieval.observability.RequestLog;
 import dev.ragretrieval.upstream.Deadline;
 import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
@@ -54,7 +53,7 @@ final class AdmissionHandler implements Handler<RoutingContext> {
       exchange.fail(new ServiceException(ErrorCode.OVERLOADED, admission == RequestGate.Admission.DRAINING
           ? "the service is shutting down; retry on another instance"
           : "too many requests in flight; retry shortly", null, 1));
-      RequestLog.log(exchange.logEntry());
+      exchange.log();
       return;
     }
     Deadline deadline = Deadline.in(timeout);
@@ -69,7 +68,7 @@ final class AdmissionHandler implements Handler<RoutingContext> {
         forgetDeadline.run();
         forgetExpiry.run();
         gate.leave();
-        RequestLog.log(exchange.logEntry());
+        exchange.log();
       }
     });
     ctx.next();

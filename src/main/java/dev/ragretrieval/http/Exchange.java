@@ -6,11 +6,17 @@ import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.observability.RequestLog;
 import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievalResult;
+import dev.ragretrieval.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +35,8 @@ final class Exchange {
   private final String route;
   private final RagMetrics metrics;
   private final long startedNanos = System.nanoTime();
+  /** The request's server span (records nothing when tracing is off). */
+  private final Span span;
   private String queryId;
   private String requestId;
   private String queryText;
@@ -42,6 +50,7 @@ final class Exchange {
     this.ctx = ctx;
     this.route = route;
     this.metrics = metrics;
+    this.span = TraceHandler.span(ctx);
   }
 
   /** The request's exchange, created on first use; its route label ({@link ApiRoutes#label}) marks error metrics. */
@@ -60,6 +69,7 @@ final class Exchange {
 
   Exchange queryId(String queryId) {
     this.queryId = queryId;
+    TraceHandler.queryId(span, queryId);
     return this;
   }
 
@@ -70,16 +80,32 @@ final class Exchange {
 
   Exchange query(String text) {
     this.queryText = text;
+    TraceHandler.query(span, text);
     return this;
   }
 
   /** Remembered for the request log line. */
   RetrievalResult record(RetrievalResult result) {
     this.result = result;
+    TraceHandler.answered(span, result);
     return result;
   }
 
   /** The request log line, once the response has ended or the client has gone. */
+  /**
+   * Writes the request's log line with the request's span current: the line is written when the
+   * response has ended, after Vert.x closed the span's scope, and must still carry its trace_id.
+   */
+  void log() {
+    if (!span.getSpanContext().isValid()) {
+      RequestLog.log(logEntry());
+      return;
+    }
+    try (Scope scope = Context.current().with(span).makeCurrent()) {
+      RequestLog.log(logEntry());
+    }
+  }
+
   RequestLog.Entry logEntry() {
     return new RequestLog.Entry(queryId, requestId, ctx.request().method().name(), route, ctx.response().getStatusCode(),
         code, (System.nanoTime() - startedNanos) / 1e6,
@@ -115,10 +141,10 @@ final class Exchange {
       return;
     }
     finished = true;
-    ctx.response()
+    Spans.run("write response", () -> ctx.response()
         .setStatusCode(status)
         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-        .end(body);
+        .end(body));
   }
 
   /** Before the first event an HTTP error; after it an {@code error} event that ends the stream. */
@@ -133,6 +159,7 @@ final class Exchange {
       return;
     }
     code = error.code();
+    TraceHandler.failed(span, error);
     if (code == ErrorCode.INTERNAL) {
       // the one place a bug of ours is logged, with its stack trace; the client sees "internal error"
       LOG.error("request {} failed with an internal error", requestId, error.getCause() == null ? error : error.getCause());
@@ -209,6 +236,8 @@ final class Exchange {
 
   final class Events {
     private ResultJson.Output out;
+    /** The names of the events in {@code out}, kept only while tracing records them. */
+    private final List<String> held = new ArrayList<>();
 
     /** The same frame {@link #event(String, JsonObject)} writes, with the data written by {@code data}. */
     Events add(String name, ResultJson.Shape data) {
@@ -226,6 +255,9 @@ final class Exchange {
           json.writeEndObject();
         }).raw("\n");
       }
+      if (span.isRecording()) {
+        held.add(name);
+      }
       return this;
     }
 
@@ -234,8 +266,15 @@ final class Exchange {
       if (finished() || !streaming() || out == null) {
         return;
       }
-      streamResponse().write(out.buffer());
+      Buffer frames = out.buffer();
+      Spans.run("write events", () -> streamResponse().write(frames));
       out = null;
+      sent();
+    }
+
+    private void sent() {
+      TraceHandler.sent(span, held);
+      held.clear();
     }
 
     /** Sends the events and ends the stream in the same write: a separate end costs a flush of its own. */
@@ -244,11 +283,14 @@ final class Exchange {
         return;
       }
       finished = true;
+      // the events are recorded before the end: ending the response ends the request's span
+      sent();
       if (out == null) {
         ctx.response().end();
       } else {
-        ctx.response().end(out.buffer());
+        Buffer frames = out.buffer();
         out = null;
+        Spans.run("write events", () -> ctx.response().end(frames));
       }
     }
   }
@@ -268,6 +310,7 @@ final class Exchange {
     String frame = stream == StreamFormat.SSE
         ? "event: " + name + "\ndata: " + json.encode() + "\n\n"
         : json.encode() + "\n";
+    span.addEvent(name);
     streamResponse().write(frame);
   }
 

@@ -3,6 +3,7 @@ package dev.ragretrieval.http;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.retrieval.RetrievalService;
+import dev.ragretrieval.tracing.Tracing;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
@@ -58,6 +59,9 @@ public final class HttpVerticle extends VerticleBase {
     Router router = Router.router(vertx);
 
     router.route().handler(edge::track);
+    if (Tracing.current().enabled()) {
+      router.route().handler(TraceHandler.create());
+    }
     router.route().failureHandler(FailureHandler.create(http.bodyLimitBytes(), metrics));
     router.route().handler(cors(http.corsOrigins()));
 
@@ -106,7 +110,7 @@ public final class HttpVerticle extends VerticleBase {
         .allowedMethods(Set.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.OPTIONS))
         .allowedHeaders(Set.of("Authorization", "X-API-Key", "Content-Type", "Accept", "Last-Event-ID",
             RequestIdHandler.HEADER))
-        .exposedHeaders(Set.of("Retry-After", "WWW-Authenticate", RequestIdHandler.HEADER))
+        .exposedHeaders(Set.of("Retry-After", "WWW-Authenticate", RequestIdHandler.HEADER, TraceHandler.TRACEPARENT))
         .maxAgeSeconds(600);
   }
 }

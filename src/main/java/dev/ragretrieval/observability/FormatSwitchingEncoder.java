@@ -95,6 +95,7 @@ public final class FormatSwitchingEncoder extends EncoderBase<ILoggingEvent> {
       LogstashEncoder json = new LogstashEncoder();
       json.setContext(getContext());
       json.setTimeZone("UTC");
+      json.addProvider(new TraceIdJsonProvider());
       json.start();
       return json;
     }

@@ -1,5 +1,6 @@
 package dev.ragretrieval.observability;
 
+import dev.ragretrieval.tracing.Tracing;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
@@ -49,8 +50,13 @@ public final class Observability {
     this.metrics = new RagMetrics(registry);
   }
 
-  /** A Vertx with HTTP server/client and event-bus metrics, and {@link RagMetrics} on the same registry. */
+  /** A Vertx with HTTP server/client and event-bus metrics, and {@link RagMetrics} on the same registry; no tracing. */
   public static Observability create() {
+    return create(Tracing.off());
+  }
+
+  /** As {@link #create()}, tracing HTTP and the event bus with {@code tracing} when it is on. */
+  public static Observability create(Tracing tracing) {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     // before any meter exists: filters do not reach meters created earlier
     registry.config().meterFilter(HTTP_LATENCY_BUCKETS);
@@ -70,7 +76,7 @@ public final class Observability {
         // labels stay bounded: route templates, never raw paths
         .addLabels(io.vertx.micrometer.Label.HTTP_ROUTE, io.vertx.micrometer.Label.HTTP_CODE,
             io.vertx.micrometer.Label.HTTP_METHOD);
-    Vertx vertx = Vertx.builder()
+    Vertx vertx = tracing.applyTo(Vertx.builder())
         // NIO, not epoll: with netty-transport-native-epoll 4.2.9 about one round in twenty of
         // "start, serve three GETs on one connection, close" left a request unanswered (none in
         // 150 rounds with NIO), so the native transport stays off until that is understood

@@ -15,6 +15,8 @@ import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchMode;
 import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.json.JsonObject;
@@ -93,11 +95,13 @@ public final class RetrievalService {
   }
 
   public Future<RetrievalRequest> validate(JsonObject body) {
-    try {
-      return Future.succeededFuture(parser.parse(body));
-    } catch (ServiceException e) {
-      return Future.failedFuture(e);
-    }
+    return Spans.around("validate", span -> {
+      try {
+        return Future.succeededFuture(parser.parse(body));
+      } catch (ServiceException e) {
+        return Future.failedFuture(e);
+      }
+    });
   }
 
   /** Whether the query's vector is in the query cache now: its retrieval then waits for the search alone. */
@@ -195,7 +199,16 @@ public final class RetrievalService {
     List<SearchRequest> searches = group.stream()
         .map(v -> searchRequest(slots.get(valid.get(v)).request(), embedded.value().get(v), deadline))
         .toList();
-    timed(guarded(() -> store.searchBatch(searches))).onComplete(found -> {
+    Future<List<List<ScoredPoint>>> batch = Spans.around("search batch", span -> {
+      if (span.isRecording()) {
+        span.setAttribute(Spans.COLLECTION, searches.get(0).collection());
+        span.setAttribute(Spans.DB_COLLECTION, searches.get(0).collection());
+        span.setAttribute(Spans.DB_OPERATION, "search_batch");
+        span.setAttribute(Spans.BATCH_SIZE, searches.size());
+      }
+      return guarded(() -> store.searchBatch(searches));
+    });
+    timed(batch).onComplete(found -> {
       for (int g = 0; g < group.size(); g++) {
         int slot = valid.get(group.get(g));
         if (found.failed()) {
@@ -218,7 +231,24 @@ public final class RetrievalService {
   }
 
   private Future<List<ScoredPoint>> search(RetrievalRequest request, float[] vector, Deadline deadline) {
-    return guarded(() -> store.search(searchRequest(request, vector, deadline)));
+    return Spans.around("search", span -> {
+      describe(span, request);
+      return guarded(() -> store.search(searchRequest(request, vector, deadline)))
+          .onSuccess(hits -> span.setAttribute(Spans.RESULT_COUNT, hits.size()));
+    });
+  }
+
+  /** The rag.* attributes of a search, and the database ones. */
+  private static void describe(Span span, RetrievalRequest request) {
+    if (!span.isRecording()) {
+      return;
+    }
+    span.setAttribute(Spans.COLLECTION, request.collection());
+    span.setAttribute(Spans.DB_COLLECTION, request.collection());
+    span.setAttribute(Spans.DB_OPERATION, "search");
+    span.setAttribute(Spans.TOP_K, request.topK());
+    span.setAttribute(Spans.SEARCH_MODE, request.plan().mode().name().toLowerCase(java.util.Locale.ROOT));
+    span.setAttribute(Spans.CANDIDATES, request.plan().candidates());
   }
 
   /** A store call that throws instead of failing its future must still fail the request, not hang it. */
@@ -244,7 +274,13 @@ public final class RetrievalService {
     }
     List<RetrievedChunk> candidates = mapper.map(hits);
     List<String> texts = candidates.stream().map(c -> c.text() == null ? "" : c.text()).toList();
-    return guarded(() -> reranker.rerank(request.query(), texts, request.topK(), deadline)).map(order -> {
+    Future<List<RerankHit>> reranked = Spans.around("rerank", span -> {
+      span.setAttribute(Spans.MODEL, reranker.model());
+      span.setAttribute(Spans.CANDIDATES, texts.size());
+      span.setAttribute(Spans.TOP_K, request.topK());
+      return guarded(() -> reranker.rerank(request.query(), texts, request.topK(), deadline));
+    });
+    return reranked.map(order -> {
       List<RetrievedChunk> out = new ArrayList<>(order.size());
       for (RerankHit hit : order) {
         if (out.size() == request.topK()) {

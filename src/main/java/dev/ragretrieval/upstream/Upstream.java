@@ -4,6 +4,7 @@ import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.tracing.Spans;
 import io.vertx.circuitbreaker.CircuitBreakerState;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -97,7 +98,19 @@ public final class Upstream {
     circuit.close();
   }
 
+  /** One attempt is one span ("qdrant search", "local embed"): retries show as siblings, each with its outcome. */
   private <T> Future<T> attempt(String operation, int inputs, Deadline deadline, Attempt<T> attempt) {
+    return Spans.around(name + " " + operation, span -> {
+      span.setAttribute(Spans.UPSTREAM, name);
+      span.setAttribute(Spans.OPERATION, operation);
+      if (inputs > 0) {
+        span.setAttribute(Spans.INPUTS, inputs);
+      }
+      return measured(operation, inputs, deadline, attempt);
+    });
+  }
+
+  private <T> Future<T> measured(String operation, int inputs, Deadline deadline, Attempt<T> attempt) {
     long left = deadline.remainingMillis();
     if (left <= 0) {
       return Future.failedFuture(deadline.timeout(displayName));

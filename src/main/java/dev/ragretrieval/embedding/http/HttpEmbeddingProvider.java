@@ -12,6 +12,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.ragretrieval.tracing.Spans;
 import dev.ragretrieval.upstream.Upstream;
 import io.vertx.circuitbreaker.CircuitBreakerState;
 import io.vertx.core.Future;
@@ -167,8 +168,9 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
         .setURI(path)
         .setConnectTimeout(budget)
         .setIdleTimeout(budget);
+    io.opentelemetry.context.Context attemptSpan = Spans.parent();
     return client.request(options)
-        .compose(request -> {
+        .compose(request -> Spans.within(attemptSpan, () -> {
           request.putHeader(HttpHeaders.CONTENT_TYPE, JSON_TYPE)
               .putHeader(HttpHeaders.ACCEPT, JSON_TYPE)
               .putHeader(HttpHeaders.USER_AGENT, USER_AGENT);
@@ -177,7 +179,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
           }
           // the body is asked for in the send's own callback, before any of it can arrive unheard
           return request.send(body).compose(response -> response.body().map(answer -> new Answer(response, answer)));
-        })
+        }))
         .transform(sent -> {
           if (sent.failed()) {
             return Future.failedFuture(transportFailure(sent.cause()));

@@ -1,6 +1,7 @@
 package dev.ragretrieval.search.embedded;
 
 import dev.ragretrieval.upstream.Deadline;
+import dev.ragretrieval.tracing.Spans;
 import dev.ragretrieval.upstream.Upstream;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -381,7 +382,8 @@ public final class EmbeddedVectorStore implements VectorStore {
    * seam's. Work whose deadline passed while it waited for a worker is not started.
    */
   private <T> Future<T> run(String operation, Deadline deadline, Callable<T> work) {
-    return upstream.call(operation, deadline, budget -> workers.executeBlocking(() -> {
+    // the attempt's span says which store and operation it is (db.* attributes)
+    return upstream.call(operation, deadline, budget -> Spans.store("lucene", operation, workers.executeBlocking(() -> {
       if (deadline.expired()) {
         throw deadline.timeout("the embedded vector store");
       }
@@ -404,6 +406,6 @@ public final class EmbeddedVectorStore implements VectorStore {
         throw new ServiceException(ErrorCode.CONNECTION_ERROR,
             "the embedded vector store cannot read or write its files");
       }
-    }, false));
+    }, false)));
   }
 }

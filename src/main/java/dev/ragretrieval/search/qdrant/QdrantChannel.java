@@ -3,11 +3,16 @@ package dev.ragretrieval.search.qdrant;
 import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.tracing.Spans;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.core.tracing.TracingPolicy;
 import io.vertx.grpc.client.GrpcClient;
 import io.vertx.grpc.client.GrpcClientOptions;
 import io.vertx.grpc.client.GrpcClientResponse;
@@ -16,7 +21,6 @@ import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.ServiceMethod;
 import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
 import io.qdrant.client.grpc.VxCollectionsGrpcClient;
-import io.vertx.core.net.SocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -61,7 +65,10 @@ final class QdrantChannel {
         .setConnectTimeout((int) Math.min(timeoutMillis, 10_000))
         .setSsl(tls)
         .setUseAlpn(tls)
-        .setVerifyHost(true);
+        .setVerifyHost(true)
+        // the call's own span (rpc.*, with traceparent in the metadata) stands for it; an HTTP/2
+        // span under it would say the same again
+        .setTracingPolicy(TracingPolicy.IGNORE);
     if (tls) {
       caCert.ifPresent(path -> http.setTrustOptions(new PemTrustOptions().addCertPath(path.toString())));
     }
@@ -79,7 +86,9 @@ final class QdrantChannel {
    */
   <Req, Resp> Future<Resp> call(ServiceMethod<Resp, Req> method, Req message, long budgetMillis, String collection) {
     Deadline callDeadline = Deadline.inMillis(budgetMillis);
-    return endpoints.next().compose(server -> attempt(server, method, message, callDeadline, collection, true)
+    // each attempt's span is a child of the caller's, also when it starts in a callback
+    io.opentelemetry.context.Context parent = Spans.parent();
+    return endpoints.next().compose(server -> attempt(parent, server, method, message, callDeadline, collection, true)
         .recover(failure -> {
           ServiceException error = failed(server, method, failure, callDeadline);
           // one node down or unavailable: every call here may be sent again, so another node gets it
@@ -88,7 +97,7 @@ final class QdrantChannel {
           if (other == null) {
             return Future.failedFuture(error);
           }
-          return attempt(other, method, message, callDeadline, collection, true)
+          return attempt(parent, other, method, message, callDeadline, collection, true)
               .recover(again -> Future.failedFuture(failed(other, method, again, callDeadline)));
         }));
   }
@@ -130,31 +139,54 @@ final class QdrantChannel {
    * Such a call is sent once more, on a fresh connection, within the same deadline; it does not
    * use up one of the retry policy's attempts, which are for failures Qdrant actually reported.
    */
-  private <Req, Resp> Future<Resp> attempt(SocketAddress server, ServiceMethod<Resp, Req> method, Req message,
+  private <Req, Resp> Future<Resp> attempt(io.opentelemetry.context.Context parent, SocketAddress server,
+      ServiceMethod<Resp, Req> method, Req message,
       Deadline callDeadline, String collection, boolean mayResend) {
     long budget = callDeadline.remainingMillis();
     if (budget <= 0) {
       return Future.failedFuture(QdrantErrors.timeout());
     }
-    return client.request(server, method)
-        .compose(request -> {
-          apiKey.ifPresent(key -> request.headers().set("api-key", key));
-          request.timeout(budget, TimeUnit.MILLISECONDS);
-          return request.send(message)
-              // no response headers yet: the failure may be a refusal of a call never processed
-              .recover(failure -> Future.failedFuture(QdrantErrors.isRefusedUnprocessed(failure)
-                  ? new Refused(failure) : failure))
-              .compose(response -> response.last()
-                  .recover(failure -> Future.failedFuture(statusFailure(response, failure, collection))));
+    return Spans.around(parent, method.serviceName().fullyQualifiedName() + "/" + method.methodName(),
+        SpanKind.CLIENT, span -> {
+          describe(span, method, server, collection);
+          return client.request(server, method).compose(request -> {
+            apiKey.ifPresent(key -> request.headers().set("api-key", key));
+            Spans.inject(span, request.headers());
+            request.timeout(budget, TimeUnit.MILLISECONDS);
+            return request.send(message)
+                // no response headers yet: the failure may be a refusal of a call never processed
+                .recover(failure -> Future.failedFuture(QdrantErrors.isRefusedUnprocessed(failure)
+                    ? new Refused(failure) : failure))
+                .compose(response -> response.last()
+                    .onSuccess(last -> span.setAttribute(Spans.RPC_GRPC_STATUS, (long) GrpcStatus.OK.code))
+                    .recover(failure -> Future.failedFuture(statusFailure(span, response, failure, collection))));
+          });
         })
         .recover(failure -> {
           if (failure instanceof Refused refused) {
             return mayResend
-                ? attempt(server, method, message, callDeadline, collection, false)
+                ? attempt(parent, server, method, message, callDeadline, collection, false)
                 : Future.failedFuture(refused.getCause());
           }
           return Future.failedFuture(failure);
         });
+  }
+
+  /** The semantic conventions' RPC attributes, and the database ones: Qdrant is the store. */
+  private static void describe(Span span, ServiceMethod<?, ?> method, SocketAddress server, String collection) {
+    if (!span.isRecording()) {
+      return;
+    }
+    span.setAttribute(Spans.RPC_SYSTEM, "grpc");
+    span.setAttribute(Spans.RPC_SERVICE, method.serviceName().fullyQualifiedName());
+    span.setAttribute(Spans.RPC_METHOD, method.methodName());
+    span.setAttribute(Spans.SERVER_ADDRESS, server.host() != null ? server.host() : String.valueOf(server));
+    span.setAttribute(Spans.SERVER_PORT, (long) server.port());
+    span.setAttribute(Spans.DB_SYSTEM, "qdrant");
+    span.setAttribute(Spans.DB_OPERATION, method.methodName());
+    if (collection != null) {
+      span.setAttribute(Spans.DB_COLLECTION, collection);
+    }
   }
 
   /** Marks a call the server refused before processing it, so it is safe to send again. */
@@ -170,8 +202,10 @@ final class QdrantChannel {
   }
 
   /** A status becomes its error; anything else is left to {@link QdrantErrors#fromTransport}. */
-  private static Throwable statusFailure(GrpcClientResponse<?, ?> response, Throwable failure, String collection) {
+  private static Throwable statusFailure(Span span, GrpcClientResponse<?, ?> response, Throwable failure,
+      String collection) {
     if (failure instanceof InvalidStatusException invalid) {
+      span.setAttribute(Spans.RPC_GRPC_STATUS, (long) invalid.actualStatus().code);
       // the exception carries the status only; the text is on the response
       return QdrantErrors.fromStatus(invalid.actualStatus(), response.statusMessage(), response.headers(),
           response.trailers(), collection);
