@@ -2,6 +2,7 @@ package dev.ragretrieval.retrieval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.ragretrieval.search.Fusion;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.CollectionInfo;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Every JSON shape the API answers with (docs/API.md sections 4 to 7), in one place. The shapes of the
@@ -24,6 +26,8 @@ import java.util.List;
 public final class ResultJson {
 
   private static final JsonFactory JSON = new JsonFactory();
+  /** Escapes as the generator does (quotes, backslashes, control characters), into UTF-8. */
+  private static final JsonStringEncoder TEXT = JsonStringEncoder.getInstance();
 
   private ResultJson() {}
 
@@ -109,7 +113,8 @@ public final class ResultJson {
   public static Buffer encode(RetrievalResult result) {
     int estimate = 1024;
     for (RetrievedChunk chunk : result.results()) {
-      estimate += chunk.text() == null ? 512 : chunk.text().length() + 512;
+      // the text goes out twice: as "text" and in "metadata" (the whole payload)
+      estimate += chunk.text() == null ? 768 : 2 * chunk.text().length() + 768;
     }
     return new Output(estimate).write(json -> result(json, result)).buffer();
   }
@@ -145,7 +150,14 @@ public final class ResultJson {
     json.writeNumberField("rank", chunk.rank());
     json.writeStringField("id", chunk.id());
     json.writeStringField("chunk_id", chunk.chunkId());
-    json.writeStringField("text", chunk.text());
+    // the text is most of a chunk and appears twice (here and in metadata): escaped once
+    byte[] text = chunk.text() == null ? null : TEXT.quoteAsUTF8(chunk.text());
+    json.writeFieldName("text");
+    if (text == null) {
+      json.writeNull();
+    } else {
+      json.writeRawUTF8String(text, 0, text.length);
+    }
     json.writeNumberField("score", chunk.score());
     json.writeStringField("source_url", chunk.sourceUrl());
     json.writeStringField("page_title", chunk.pageTitle());
@@ -158,12 +170,28 @@ public final class ResultJson {
     }
     // the whole payload, as it came from the store, written as it stands: no copy
     json.writeFieldName("metadata");
-    JacksonCodec.encodeJson(chunk.metadata() == null ? EMPTY : chunk.metadata(), json);
+    metadata(json, chunk.metadata() == null ? EMPTY : chunk.metadata(), chunk.text(), text);
     if (chunk.truncated()) {
       json.writeBooleanField("truncated", true);
     }
     if (chunk.relevanceScore() != null) {
       json.writeNumberField("relevance_score", chunk.relevanceScore());
+    }
+    json.writeEndObject();
+  }
+
+  /** The payload as it stands; the field holding the chunk's own text reuses its escaped bytes. */
+  private static void metadata(JsonGenerator json, JsonObject metadata, String text, byte[] escapedText)
+      throws IOException {
+    json.writeStartObject();
+    for (Map.Entry<String, Object> field : metadata.getMap().entrySet()) {
+      json.writeFieldName(field.getKey());
+      Object value = field.getValue();
+      if (escapedText != null && value == text) {
+        json.writeRawUTF8String(escapedText, 0, escapedText.length);
+      } else {
+        JacksonCodec.encodeJson(value, json);
+      }
     }
     json.writeEndObject();
   }

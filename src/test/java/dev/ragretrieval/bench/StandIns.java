@@ -45,7 +45,9 @@ public final class StandIns {
     Vertx vertx = Vertx.vertx();
     QdrantTestServer qdrant = QdrantTestServer.start(vertx, qdrantPort, null)
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    CohereTestServer cohere = CohereTestServer.start(vertx, TestStack.COHERE_KEY, dimension, coherePort)
+    // one server per event loop: the service's 32 connections (and the peer's) spread over them
+    CohereTestServer cohere = CohereTestServer.start(vertx, TestStack.COHERE_KEY, dimension, coherePort,
+            2 * Runtime.getRuntime().availableProcessors())
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     cohere.recordRequests(false);
     qdrant.recordQueries(false);
@@ -54,7 +56,12 @@ public final class StandIns {
     qdrant.createCollection(TestStack.COLLECTION, dimension);
     if (args.length > 7) {
       cohere.cohereFloats(true);
-      seedManual(qdrant, Path.of(args[6]), Integer.parseInt(args[7]), dimension);
+      List<String> texts = seedManual(qdrant, Path.of(args[6]), Integer.parseInt(args[7]), dimension);
+      long started = System.nanoTime();
+      List<String> questions = poolQuestions(texts);
+      qdrant.rememberRankings(TestStack.COLLECTION, cohere.vectorPool(questions));
+      System.err.printf("%d pooled query vectors printed and ranked in %d ms%n", questions.size(),
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     } else {
       for (int i = 0; i < TestStack.CHUNKS.length; i++) {
         String id = UUID.nameUUIDFromBytes(("chunk-" + i).getBytes(StandardCharsets.UTF_8)).toString();
@@ -73,6 +80,35 @@ public final class StandIns {
       // the bench holds our stdin open while it needs us
     }
     vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  /** Query vectors the Cohere stand-in answers from: new questions get distinct vectors until this many. */
+  private static final int POOL = 4096;
+  private static final int POOL_WORDS = 12;
+
+  /**
+   * Question-like texts for the pool: runs of {@value #POOL_WORDS} words from the seeded chunks,
+   * chunk after chunk, then further into each chunk, so each pooled vector ranks the manual as a
+   * question about one passage would.
+   */
+  private static List<String> poolQuestions(List<String> texts) {
+    List<String[]> words = texts.stream().map(t -> t.split("\\s+")).toList();
+    List<String> out = new java.util.ArrayList<>(POOL);
+    for (int start = 0; out.size() < POOL; start += POOL_WORDS) {
+      int before = out.size();
+      for (String[] w : words) {
+        if (out.size() == POOL) {
+          break;
+        }
+        if (start + POOL_WORDS <= w.length) {
+          out.add(String.join(" ", java.util.Arrays.copyOfRange(w, start, start + POOL_WORDS)));
+        }
+      }
+      if (out.size() == before) {
+        break; // no chunk is that long
+      }
+    }
+    return out;
   }
 
   /**
@@ -109,7 +145,7 @@ public final class StandIns {
    * The first {@code chunks} chunks of the manual's pages, in path order, as an ingest would store
    * them. Sizes are reported on stderr, which the bench keeps in stand-ins.log.
    */
-  private static void seedManual(QdrantTestServer qdrant, Path root, int chunks, int dimension) throws IOException {
+  private static List<String> seedManual(QdrantTestServer qdrant, Path root, int chunks, int dimension) throws IOException {
     List<Path> pages;
     try (Stream<Path> files = Files.walk(root)) {
       pages = files.filter(f -> f.toString().endsWith(".html")).sorted().toList();
@@ -117,15 +153,17 @@ public final class StandIns {
     Chunker chunker = new Chunker();
     int seeded = 0;
     long chars = 0;
+    List<String> texts = new java.util.ArrayList<>();
     for (Path page : pages) {
       String url = "https://docs.python.org/3.11/" + root.relativize(page).toString().replace('\\', '/');
       for (Chunk chunk : chunker.chunk(HtmlReader.read(url, Files.readString(page)))) {
         qdrant.upsert(TestStack.COLLECTION, chunk.pointId(), CohereTestServer.denseVectorFor(chunk.embedText(), dimension),
             chunk.payload());
         chars += chunk.payload().getString("text").length();
+        texts.add(chunk.payload().getString("text"));
         if (++seeded == chunks) {
           System.err.printf("seeded %d chunks of %s, %d chars of text each on average%n", seeded, root, chars / seeded);
-          return;
+          return texts;
         }
       }
     }

@@ -88,6 +88,8 @@ public final class CohereTestServer {
   private final Deque<Fault> faults = new ArrayDeque<>();
   private volatile Duration delay = Duration.ZERO;
   private volatile boolean cohereFloats;
+  /** The bench's pool of answers (see {@link #vectorPool}): each vector's Cohere text, or null. */
+  private volatile String[] pool;
   private HttpServer server;
   private TestCertificate tls;
 
@@ -113,6 +115,26 @@ public final class CohereTestServer {
   /** Plain http on a given port of 127.0.0.1 (0 = ephemeral): the bench's stand-in process. */
   public static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, int port) {
     return start(vertx, apiKey, dimension, null, port);
+  }
+
+  /**
+   * The same, served by {@code instances} servers on one port (a fixed one), each on an event loop
+   * of its own: Vert.x spreads the connections over them, so a client with a pool of connections
+   * gets answers from every core (the bench's load would saturate one loop).
+   */
+  public static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, int port, int instances) {
+    if (port <= 0) {
+      throw new IllegalArgumentException("several instances need a fixed port");
+    }
+    CohereTestServer test = new CohereTestServer(vertx, apiKey, dimension);
+    return vertx.deployVerticle(() -> new io.vertx.core.VerticleBase() {
+          @Override
+          public Future<?> start() {
+            return vertx.createHttpServer().requestHandler(test::handle).listen(port, "127.0.0.1")
+                .onSuccess(listening -> test.server = listening);
+          }
+        }, new io.vertx.core.DeploymentOptions().setInstances(instances))
+        .map(deployment -> test);
   }
 
   private static Future<CohereTestServer> start(Vertx vertx, String apiKey, int dimension, TestCertificate tls) {
@@ -250,6 +272,23 @@ public final class CohereTestServer {
       vector[i] *= scale;
     }
     return vector;
+  }
+
+  /**
+   * The bench's speed: from now on (with {@link #cohereFloats}) a text's vector is one of these
+   * texts' {@link #denseVectorFor dense vectors}, picked by the text's hash, and its Cohere text is
+   * printed once here instead of on every call (1,024 floats cost the stand-in more than the
+   * service's whole answer). The same text always gets the same vector. Returns the vectors, in
+   * order, for the Qdrant stand-in to rank ahead of time.
+   */
+  public List<float[]> vectorPool(List<String> texts) {
+    List<float[]> vectors = texts.parallelStream().map(t -> denseVectorFor(t, dimension)).toList();
+    pool = vectors.parallelStream().map(v -> {
+      StringBuilder out = new StringBuilder(v.length * 14);
+      appendCohereFloats(out, v);
+      return out.toString();
+    }).toArray(String[]::new);
+    return vectors;
   }
 
   /** {@code [v, v, ...]} with each float as Cohere prints it: {@code -0.016679477}, {@code 3.4e-05}. */
@@ -468,7 +507,12 @@ public final class CohereTestServer {
         if (i > 0) {
           out.append(',');
         }
-        appendCohereFloats(out, denseVectorFor(texts.getString(i), size));
+        String[] pooled = pool;
+        if (pooled != null && size == dimension) {
+          out.append(pooled[Math.floorMod(texts.getString(i).hashCode(), pooled.length)]);
+        } else {
+          appendCohereFloats(out, denseVectorFor(texts.getString(i), size));
+        }
       }
       out.append(v1 ? "]" : "]}").append(",\"texts\":").append(texts.encode()).append(",\"meta\":").append(meta.encode())
           .append(",\"response_type\":\"").append(v1 ? "embeddings_floats" : "embeddings_by_type").append("\"}");

@@ -197,6 +197,16 @@ public final class QdrantTestServer {
     store.recordQueries(record);
   }
 
+  /**
+   * The bench's speed: unfiltered dense queries over the whole {@code collection} are answered
+   * from each vector's ranking of every point, computed once ({@code vectors} now, in parallel;
+   * any other vector on first use) instead of a brute-force pass per call. Same scores, same order;
+   * a write forgets them. Queries with a filter, prefetch or sparse vector are computed as before.
+   */
+  public void rememberRankings(String collection, List<float[]> vectors) {
+    store.rememberRankings(collection, vectors);
+  }
+
   /** Every Query received (each query of a QueryBatch too), oldest first: what a client really sent. */
   public List<io.qdrant.client.grpc.Points.QueryPoints> queries() {
     return store.queries();

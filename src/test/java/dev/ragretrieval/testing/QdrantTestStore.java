@@ -111,6 +111,8 @@ final class QdrantTestStore {
     /** How it was created: shards, replicas, write consistency, payload on disk, quantization (Qdrant's defaults when made directly). */
     CreateCollection layout = CreateCollection.getDefaultInstance();
     final Map<String, Value> metadata = new TreeMap<>();
+    /** The bench's remembered rankings ({@link QdrantTestStore#rememberRankings}); any change to the points forgets them. */
+    final Map<DenseQuery, Ranking> rankings = new HashMap<>();
 
     TestCollection(int dimension, String vectorName) {
       this.dimension = dimension;
@@ -175,6 +177,7 @@ final class QdrantTestStore {
     }
     PointId normal = normalise(id);
     c.points.put(key(normal), new StoredPoint(normal, vector.clone(), new LinkedHashMap<>(payload), Map.copyOf(sparse)));
+    c.rankings.clear();
   }
 
   synchronized long count(String collection) {
@@ -347,12 +350,14 @@ final class QdrantTestStore {
       accepted.add(new StoredPoint(normalise(p.getId()), vector, new LinkedHashMap<>(p.getPayloadMap()), sparseOf(c, p)));
     }
     accepted.forEach(p -> c.points.put(key(p.id()), p));
+    c.rankings.clear();
     return completed();
   }
 
   synchronized PointsOperationResponse deletePoints(DeletePoints request) {
     orderings.add(request.getOrdering().getType());
     TestCollection c = collection(request.getCollectionName());
+    c.rankings.clear();
     switch (request.getPoints().getPointsSelectorOneOfCase()) {
       case POINTS -> request.getPoints().getPoints().getIdsList().forEach(id -> c.points.remove(key(normalise(id))));
       case FILTER -> {
@@ -652,6 +657,9 @@ final class QdrantTestStore {
         }
         float[] query = floats(input.getDense().getDataList());
         checkDimension(c, query.length);
+        if (rememberRankings && filter == null && candidates == c.points.values()) {
+          return remembered(c, query).above(step.threshold());
+        }
         double queryNorm = norm(query);
         for (StoredPoint p : candidates) {
           if (filter == null || matches(filter, p)) {
@@ -695,6 +703,109 @@ final class QdrantTestStore {
     }
     hits.sort(Comparator.comparingDouble((Hit h) -> h.score()).reversed()); // stable: ties keep insertion order
     return hits;
+  }
+
+  // ---- the bench's remembered rankings ----
+
+  /** A dense query vector by value (a float[] is equal only to itself). */
+  private record DenseQuery(float[] vector) {
+    @Override
+    public boolean equals(Object other) {
+      return other instanceof DenseQuery q && java.util.Arrays.equals(vector, q.vector);
+    }
+
+    @Override
+    public int hashCode() {
+      return java.util.Arrays.hashCode(vector);
+    }
+  }
+
+  /** Every point of a collection by descending cosine to one query vector, ties in insertion order (as nearest sorts them). */
+  private record Ranking(StoredPoint[] points, float[] scores) {
+    /** The hits scoring at least {@code threshold} (all when null), as a list that makes each Hit when read. */
+    List<Hit> above(Float threshold) {
+      int size = scores.length;
+      if (threshold != null) {
+        size = 0;
+        while (size < scores.length && scores[size] >= threshold) {
+          size++;
+        }
+      }
+      int n = size;
+      return new java.util.AbstractList<>() {
+        @Override
+        public Hit get(int i) {
+          java.util.Objects.checkIndex(i, n);
+          return new Hit(points[i], scores[i]);
+        }
+
+        @Override
+        public int size() {
+          return n;
+        }
+      };
+    }
+  }
+
+  /** Beyond this many remembered vectors a collection ranks the others afresh each time (bounded memory). */
+  private static final int MAX_RANKINGS = 20_000;
+
+  private boolean rememberRankings;
+
+  /**
+   * For the bench only: from now on an unfiltered dense nearest query over a whole collection is
+   * answered from the ranking its vector got the first time, so the stand-in costs a look-up
+   * instead of a brute-force pass over thousands of points. The answers are the ones computed
+   * afresh (same scores, same order); a write to the points forgets the rankings. {@code vectors}
+   * are ranked now, on every core, so a run does not pay for them on the server's event loop.
+   */
+  synchronized void rememberRankings(String collection, List<float[]> vectors) {
+    rememberRankings = true;
+    TestCollection c = collection(collection);
+    StoredPoint[] points = c.points.values().toArray(StoredPoint[]::new);
+    double[] pointNorms = new double[points.length];
+    for (int i = 0; i < points.length; i++) {
+      pointNorms[i] = norms.computeIfAbsent(points[i].vector(), QdrantTestStore::norm);
+    }
+    List<Ranking> ranked = vectors.parallelStream().map(v -> rank(v, points, pointNorms)).toList();
+    for (int i = 0; i < vectors.size() && c.rankings.size() < MAX_RANKINGS; i++) {
+      c.rankings.put(new DenseQuery(vectors.get(i).clone()), ranked.get(i));
+    }
+  }
+
+  private Ranking remembered(TestCollection c, float[] query) {
+    DenseQuery key = new DenseQuery(query);
+    Ranking known = c.rankings.get(key);
+    if (known != null) {
+      return known;
+    }
+    StoredPoint[] points = c.points.values().toArray(StoredPoint[]::new);
+    double[] pointNorms = new double[points.length];
+    for (int i = 0; i < points.length; i++) {
+      pointNorms[i] = norms.computeIfAbsent(points[i].vector(), QdrantTestStore::norm);
+    }
+    Ranking ranking = rank(query, points, pointNorms);
+    if (c.rankings.size() < MAX_RANKINGS) {
+      c.rankings.put(key, ranking);
+    }
+    return ranking;
+  }
+
+  /** The same scores and order as {@link #nearest}'s dense case without filter or threshold. */
+  private static Ranking rank(float[] query, StoredPoint[] points, double[] pointNorms) {
+    double queryNorm = norm(query);
+    List<Hit> hits = new ArrayList<>(points.length);
+    for (int i = 0; i < points.length; i++) {
+      hits.add(new Hit(points[i], (float) cosine(query, queryNorm, points[i].vector(), pointNorms[i])));
+    }
+    hits.sort(Comparator.comparingDouble((Hit h) -> h.score()).reversed());
+    StoredPoint[] order = new StoredPoint[hits.size()];
+    float[] scores = new float[hits.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = hits.get(i).point();
+      scores[i] = hits.get(i).score();
+    }
+    return new Ranking(order, scores);
   }
 
   /**
