@@ -47,9 +47,9 @@ public final class KeywordAnalysis {
   /**
    * Qdrant's English stop words (lib/segment/.../stop_words/english.rs, NLTK's list), so the
    * embedded store drops the same ones. Entries with an apostrophe never match a token: both
-   * tokenizers split there.
+   * tokenizers split there. The Qdrant test server drops the same ones.
    */
-  static final Set<String> STOP_WORDS = Set.of(
+  public static final Set<String> STOP_WORDS = Set.of(
       "i", "me", "my", "myself", "we", "our", "ours", "ourselves", "you", "you're", "you've", "you'll",
       "you'd", "your", "yours", "yourself", "yourselves", "he", "him", "his", "himself", "she", "she's",
       "her", "hers", "herself", "it", "it's", "its", "itself", "they", "them", "their", "theirs",

@@ -15,6 +15,7 @@ import dev.ragretrieval.search.StoredChunk;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.search.embedded.EmbeddedVectorStore;
 import dev.ragretrieval.search.qdrant.QdrantVectorStore;
+import dev.ragretrieval.testing.CountingPageSource;
 import dev.ragretrieval.testing.CohereTestServer;
 import dev.ragretrieval.testing.QdrantTestServer;
 import dev.ragretrieval.upstream.Deadline;
@@ -108,26 +109,6 @@ class IncrementalIngestTest {
     };
   }
 
-  /** The pages as a source that counts how many of them the ingest reads (parses). */
-  private static PageSource counting(List<Page> pages, AtomicInteger reads) {
-    List<Page> all = List.copyOf(pages);
-    return new PageSource() {
-      private int next;
-
-      @Override
-      public synchronized Future<List<SourcePage>> next(int max) {
-        List<SourcePage> group = new ArrayList<>();
-        for (; next < all.size() && group.size() < max; next++) {
-          SourcePage page = SourcePage.of(all.get(next));
-          group.add(new SourcePage(page.sourceUrl(), page.fingerprint(), () -> {
-            reads.incrementAndGet();
-            return page.reader().call();
-          }));
-        }
-        return Future.succeededFuture(group);
-      }
-    };
-  }
 
   private static Ingestor.Options options() {
     return Ingestor.Options.of(COLLECTION, false, KEYS).withBatchSize(8);
@@ -151,7 +132,7 @@ class IncrementalIngestTest {
     embedCalls.set(0);
     AtomicInteger reads = new AtomicInteger();
 
-    Ingestor.Summary second = await(ingestor(counted()).ingest(counting(pages, reads), options()));
+    Ingestor.Summary second = await(ingestor(counted()).ingest(new CountingPageSource(pages, reads), options()));
 
     assertThat(second.ok()).isTrue();
     assertThat(embedCalls.get()).as("embed calls: the one-text check only").isEqualTo(1);
@@ -221,7 +202,7 @@ class IncrementalIngestTest {
     long textsAfter = cohere.inputCount();
     List<String> commitsBefore = commits();
     AtomicInteger reads = new AtomicInteger();
-    Ingestor.Summary third = await(ingestor(counted()).ingest(counting(changed, reads), options()));
+    Ingestor.Summary third = await(ingestor(counted()).ingest(new CountingPageSource(changed, reads), options()));
     assertThat(third.ok()).isTrue();
     assertThat(reads.get()).isZero();
     assertThat(third.reused()).isEqualTo(third.chunks()).isEqualTo(newChunks.size() + 1);
@@ -247,14 +228,14 @@ class IncrementalIngestTest {
           .put(ChunkHash.PAGE_KEY, "older").put(ChunkHash.PAGE_CHUNKS_KEY, 0), Deadline.inMillis(10_000)));
     }
     AtomicInteger reads = new AtomicInteger();
-    Ingestor.Summary second = await(ingestor(counted()).ingest(counting(pages, reads), options()));
+    Ingestor.Summary second = await(ingestor(counted()).ingest(new CountingPageSource(pages, reads), options()));
     assertThat(second.ok()).isTrue();
     assertThat(reads.get()).isEqualTo(pages.size());
     assertThat(second.embedded()).isZero();
     assertThat(second.pagesUnchanged()).isEqualTo(pages.size());
     assertThat(hashes()).isEqualTo(before);
     reads.set(0);
-    Ingestor.Summary third = await(ingestor(counted()).ingest(counting(pages, reads), options()));
+    Ingestor.Summary third = await(ingestor(counted()).ingest(new CountingPageSource(pages, reads), options()));
     assertThat(reads.get()).isZero();
     assertThat(third.reused()).isEqualTo(third.chunks());
   }
@@ -278,7 +259,7 @@ class IncrementalIngestTest {
     assertThat(stored).isEqualTo(4 * 8);
 
     AtomicInteger reads = new AtomicInteger();
-    Ingestor.Summary rerun = await(ingestor(counted()).ingest(counting(pages, reads), options));
+    Ingestor.Summary rerun = await(ingestor(counted()).ingest(new CountingPageSource(pages, reads), options));
     assertThat(rerun.ok()).isTrue();
     // pages fully stored before the stop are not read again; the one stopped midway and the rest are
     assertThat(reads.get()).isLessThan(pages.size());

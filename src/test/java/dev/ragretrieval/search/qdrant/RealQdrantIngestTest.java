@@ -14,13 +14,12 @@ import dev.ragretrieval.ingest.ChunkHash;
 import dev.ragretrieval.ingest.Embedder;
 import dev.ragretrieval.ingest.Ingestor;
 import dev.ragretrieval.ingest.Page;
-import dev.ragretrieval.ingest.PageSource;
 import dev.ragretrieval.ingest.Progress;
 import dev.ragretrieval.ingest.SampleBook;
-import dev.ragretrieval.ingest.SourcePage;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.search.StoredChunk;
 import dev.ragretrieval.search.VectorStore;
+import dev.ragretrieval.testing.CountingPageSource;
 import dev.ragretrieval.testing.CohereTestServer;
 import dev.ragretrieval.testing.RealQdrant;
 import dev.ragretrieval.upstream.Deadline;
@@ -112,7 +111,7 @@ class RealQdrantIngestTest {
     long texts = cohere.inputCount();
     int writes = writes();
     AtomicInteger reads = new AtomicInteger();
-    Ingestor.Summary second = await(ingestor(embedder()).ingest(counting(pages, reads), options(collection)));
+    Ingestor.Summary second = await(ingestor(embedder()).ingest(new CountingPageSource(pages, reads), options(collection)));
     assertThat(second.ok()).isTrue();
     assertThat(cohere.inputCount() - texts).as("texts: the one-text check only").isEqualTo(1);
     assertThat(second.reused()).isEqualTo(first.chunks());
@@ -132,7 +131,7 @@ class RealQdrantIngestTest {
     List<Page> edited = pages.stream().map(p -> p == page ? editedPage : p).toList();
     texts = cohere.inputCount();
     reads.set(0);
-    Ingestor.Summary third = await(ingestor(embedder()).ingest(counting(edited, reads), options(collection)));
+    Ingestor.Summary third = await(ingestor(embedder()).ingest(new CountingPageSource(edited, reads), options(collection)));
     assertThat(third.ok()).isTrue();
     assertThat(reads.get()).isEqualTo(1);
     assertThat(third.pagesChanged()).isEqualTo(1);
@@ -147,7 +146,7 @@ class RealQdrantIngestTest {
     // the edited page's reused points carry its new page hash (SetPayload kept their vectors): nothing is read next time
     reads.set(0);
     writes = writes();
-    Ingestor.Summary fourth = await(ingestor(embedder()).ingest(counting(edited, reads), options(collection)));
+    Ingestor.Summary fourth = await(ingestor(embedder()).ingest(new CountingPageSource(edited, reads), options(collection)));
     assertThat(reads.get()).isZero();
     assertThat(fourth.reused()).isEqualTo(fourth.chunks());
     assertThat(writes()).isEqualTo(writes);
@@ -203,26 +202,6 @@ class RealQdrantIngestTest {
         .mapToInt(e -> e.getValue().get()).sum();
   }
 
-  /** The pages as a source that counts how many of them the ingest reads (parses). */
-  private static PageSource counting(List<Page> pages, AtomicInteger reads) {
-    List<Page> all = List.copyOf(pages);
-    return new PageSource() {
-      private int next;
-
-      @Override
-      public synchronized Future<List<SourcePage>> next(int max) {
-        List<SourcePage> group = new ArrayList<>();
-        for (; next < all.size() && group.size() < max; next++) {
-          SourcePage page = SourcePage.of(all.get(next));
-          group.add(new SourcePage(page.sourceUrl(), page.fingerprint(), () -> {
-            reads.incrementAndGet();
-            return page.reader().call();
-          }));
-        }
-        return Future.succeededFuture(group);
-      }
-    };
-  }
 
   /** Point id -> "content hash/page hash/page chunks", read back from Qdrant. */
   private static Map<String, String> hashes(String collection) throws Exception {
