@@ -9,6 +9,11 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
+import dev.ragretrieval.tracing.Spans;
+import dev.ragretrieval.tracing.TraceRecorder;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.sdk.trace.data.SpanData;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServer;
@@ -52,6 +57,37 @@ class InternalErrorTest {
     } finally {
       root.detachAppender(captured);
       await(server.close());
+    }
+  }
+
+  @Test
+  @DisplayName("with tracing on, a bug of ours makes the server span an error: error.type INTERNAL, the answer's message, no class names")
+  void bugIsTracedAsError() {
+    String traceId = "4bf92f3577b34da6a3ce929d0000beef";
+    try (TraceRecorder recorder = new TraceRecorder()) {
+      Vertx vertx = recorder.vertx();
+      RagMetrics metrics = RagMetrics.detached();
+      Router router = Router.router(vertx);
+      router.route().handler(TraceHandler.create());
+      router.get("/boom").handler(ctx -> Exchange.of(ctx, metrics).requestId("req-43")
+          .fail(ServiceException.from(new IllegalStateException("state of Bar broke"))));
+      HttpServer server = await(vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1"));
+      try {
+        HttpResponse<Buffer> response = await(WebClient.create(vertx).get(server.actualPort(), "127.0.0.1", "/boom")
+            .putHeader("traceparent", "00-" + traceId + "-00f067aa0ba902b7-01").send());
+
+        assertThat(response.statusCode()).isEqualTo(500);
+        SpanData span = recorder.await(s -> s.getTraceId().equals(traceId) && s.getKind() == SpanKind.SERVER);
+        assertThat(response.getHeader("traceparent")).isEqualTo("00-" + traceId + "-" + span.getSpanId() + "-01");
+        assertThat(span.getAttributes().get(Spans.ERROR_TYPE)).isEqualTo("INTERNAL");
+        assertThat(span.getStatus().getStatusCode()).isEqualTo(StatusCode.ERROR);
+        assertThat(span.getStatus().getDescription())
+            .isEqualTo(response.bodyAsJsonObject().getJsonObject("error").getString("message"))
+            .doesNotContain("IllegalState").doesNotContain("Bar");
+      } finally {
+        await(server.close());
+        await(vertx.close());
+      }
     }
   }
 }

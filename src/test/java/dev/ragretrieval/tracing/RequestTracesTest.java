@@ -17,6 +17,7 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.sdk.trace.data.EventData;
 import io.opentelemetry.sdk.trace.data.SpanData;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientAgent;
@@ -36,6 +37,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -373,22 +375,54 @@ class RequestTracesTest {
         () -> stack.cohere.failNext(5, 503, null));
   }
 
+  @Test
+  @DisplayName("the server's own failures (413, 415, deadline, gate, Qdrant down): error.type is the code, 5xx an error status")
+  void serverFailures() {
+    start(Map.of("RAG_BODY_LIMIT_BYTES", "2048", "RAG_MAX_IN_FLIGHT", "1", "RAG_REQUEST_TIMEOUT_MS", "1500"));
+    check(r -> r.sendJsonObject(new JsonObject().put("query", QUESTION).put("padding", "x".repeat(5000))),
+        "PAYLOAD_TOO_LARGE", 413);
+    check(r -> r.putHeader("Content-Type", "text/plain").sendBuffer(Buffer.buffer("query=nodes")),
+        "UNSUPPORTED_MEDIA_TYPE", 415);
+
+    // Cohere slower than the deadline: the first request times out, and holds the only slot meanwhile
+    stack.cohere.delay(Duration.ofMillis(4000));
+    var slow = stack.client.post("/v1/retrieve").putHeader("traceparent", traceparent(traceId()))
+        .sendJsonObject(new JsonObject().put("query", "slow " + QUESTION));
+    eventually(() -> stack.app.metrics().inFlight().get() == 1);
+    check(r -> r.sendJsonObject(new JsonObject().put("query", "turned away " + QUESTION)), "OVERLOADED", 503);
+    assertThat(await(slow).statusCode()).isEqualTo(504);
+    eventually(() -> stack.app.metrics().inFlight().get() == 0);
+    check(r -> r.sendJsonObject(new JsonObject().put("query", "too slow " + QUESTION)), "TIMEOUT", 504);
+    stack.cohere.reset();
+
+    await(stack.qdrant.stop());
+    check(r -> r.sendJsonObject(new JsonObject().put("query", QUESTION)), "CONNECTION_ERROR", 503);
+  }
+
   /** Sends {@code body} after {@code fault}; the response's code (expected {@code code}, when given) is the span's error.type. */
   private void check(Consumer<HttpRequest<Buffer>> headers, JsonObject body, String code, int status, Runnable fault) {
     if (fault != null) {
       fault.run();
     }
+    check(request -> {
+      if (headers != null) {
+        headers.accept(request);
+      } else {
+        request.putHeader("Authorization", "Bearer client-key");
+      }
+      return request.sendJsonObject(body);
+    }, code, status);
+    stack.cohere.reset();
+  }
+
+  /** Sends a request to /v1/retrieve with {@code send}; the response's code (expected {@code code}, when given) is the span's error.type. */
+  private void check(Function<HttpRequest<Buffer>, Future<HttpResponse<Buffer>>> send, String code, int status) {
     String traceId = traceId();
     HttpRequest<Buffer> request = stack.client.post("/v1/retrieve").putHeader("traceparent", traceparent(traceId));
-    if (headers != null) {
-      headers.accept(request);
-    } else {
-      request.putHeader("Authorization", "Bearer client-key");
-    }
-    HttpResponse<Buffer> response = await(request.sendJsonObject(body));
-    stack.cohere.reset();
+    HttpResponse<Buffer> response = await(send.apply(request));
+    String body = response.bodyAsString();
 
-    assertThat(response.statusCode()).as(body.encode()).isEqualTo(status);
+    assertThat(response.statusCode()).as(body).isEqualTo(status);
     String answered = response.bodyAsJsonObject().getJsonObject("error").getString("code");
     if (code != null) {
       assertThat(answered).isEqualTo(code);

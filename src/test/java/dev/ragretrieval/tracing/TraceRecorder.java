@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
  * Tracing into memory for tests: an SDK with an in-memory exporter, installed as the process's
  * tracing, and a Vertx that traces through it. {@link #close()} puts tracing back to off.
  */
-final class TraceRecorder implements AutoCloseable {
+public final class TraceRecorder implements AutoCloseable {
 
   final InMemorySpanExporter exporter = InMemorySpanExporter.create();
   final OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
@@ -29,11 +29,11 @@ final class TraceRecorder implements AutoCloseable {
       .build();
   final Tracing tracing = Tracing.of(sdk).install();
 
-  Vertx vertx() {
+  public Vertx vertx() {
     return tracing.applyTo(Vertx.builder()).build();
   }
 
-  List<SpanData> spans() {
+  public List<SpanData> spans() {
     return exporter.getFinishedSpanItems();
   }
 
@@ -44,7 +44,7 @@ final class TraceRecorder implements AutoCloseable {
   }
 
   /** Waits for a finished span matching {@code wanted}. */
-  SpanData await(Predicate<SpanData> wanted) {
+  public SpanData await(Predicate<SpanData> wanted) {
     eventually(() -> spans().stream().anyMatch(wanted));
     return spans().stream().filter(wanted).findFirst().orElseThrow();
   }
