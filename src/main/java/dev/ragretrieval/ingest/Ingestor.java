@@ -280,6 +280,8 @@ public final class Ingestor {
     private int preparersDone;
     private boolean collectionMissing;
     private Future<Void> collectionReady;
+    /** With --recreate, the old collection's deletion: pages are read meanwhile, nothing is written before it. */
+    private Future<Void> dropped = Future.succeededFuture();
     private ServiceException fatal;
     /** Lanes send nothing before this (a rate limit's Retry-After); nanoTime, compared by difference. */
     private long pausedUntilNanos;
@@ -309,12 +311,19 @@ public final class Ingestor {
     }
 
     Future<Summary> run() {
-      Future<Void> start = options.recreate() ? here(store.deleteCollection(options.collection())) : Future.succeededFuture();
+      if (options.recreate()) {
+        dropped = here(store.deleteCollection(options.collection()));
+      }
       collectionMissing = options.recreate();
-      return start
-          .compose(v -> embedderCheck())
+      return embedderCheck()
           .compose(v -> {
             List<Future<Void>> stages = new ArrayList<>();
+            // a collection that could not be dropped stops the run (nothing was written yet)
+            stages.add(dropped.recover(err -> {
+              fatal = ServiceException.from(err);
+              wake();
+              return Future.succeededFuture();
+            }));
             // reading stored hashes failed even after retries: the store is not usable, the run stops
             for (int lane = 0; lane < PREPARE_LANES; lane++) {
               stages.add(prepare().recover(err -> {
@@ -775,7 +784,8 @@ public final class Ingestor {
     /** Creates a missing collection with the embedder's vector size (once); refuses a mismatched one. */
     private Future<Void> ensureCollection() {
       if (collectionReady == null || collectionReady.failed()) {
-        collectionReady = here(store.collectionInfo(options.collection(), Deadline.in(options.embedTimeout())))
+        collectionReady = dropped.compose(v -> here(store.collectionInfo(options.collection(),
+                Deadline.in(options.embedTimeout()))))
             .transform(info -> {
               if (info.succeeded()) {
                 if (info.result().vectorSize() != vectorSize) {
