@@ -11,6 +11,7 @@ import dev.ragretrieval.ingest.Page;
 import dev.ragretrieval.ingest.Preflight;
 import dev.ragretrieval.ingest.Progress;
 import dev.ragretrieval.ingest.SiteCrawler;
+import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
@@ -31,7 +32,7 @@ import picocli.CommandLine.Parameters;
         + " Re-ingesting embeds only new or changed chunks (each stores a content hash), leaves unchanged"
         + " ones untouched, removes stale chunks and, for a folder or sitemap, the pages no longer in it"
         + " (unless --keep-missing). A killed run is completed by running it again."
-        + " The store, the collection name and the embedder are checked before any work starts."
+        + " The store, the collection name and the embedder are checked before anything is written."
         + " Pace: RAG_INGEST_EMBED_CONCURRENCY calls at once, RAG_INGEST_EMBED_RATE texts a minute.")
 public final class IngestCommand implements Callable<Integer> {
 
@@ -81,8 +82,12 @@ public final class IngestCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     Source from = classify();
-    try (Services services = Services.start(cli, false, false, IngestCommand::paced)) {
+    try (Services services = Services.start(cli, false, false, IngestCommand::paced);
+        SiteCrawler crawler = from.web() ? new SiteCrawler(services.vertx) : null) {
       String target = collection != null ? collection : services.config.qdrant().collection();
+      // the sitemap and the first pages (bounded: SiteCrawler.Stream.BUFFERED) are fetched while the
+      // store and the embedder are checked; a failed check still wins, whatever the fetches did
+      Future<SiteCrawler.Stream> crawl = from.web() ? crawler.stream(source) : null;
       EmbedResponse check = Services.await(Preflight.check(services.config.qdrant(), services.store(),
           services.embeddings()::embed, target, recreate), Services.STARTUP);
       Ingestor ingestor = new Ingestor(services.vertx, services.store(), services.embeddings()::embed,
@@ -95,13 +100,11 @@ public final class IngestCommand implements Callable<Integer> {
       List<SiteCrawler.Failure> fetchFailures;
       Ingestor.Summary summary;
       if (from.web()) {
-        try (SiteCrawler crawler = new SiteCrawler(services.vertx)) {
-          // pages are chunked and embedded while the rest are still being fetched
-          SiteCrawler.Stream pages = Services.await(crawler.stream(source), Services.STARTUP);
-          cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
-          summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
-          fetchFailures = pages.failed();
-        }
+        // pages are chunked and embedded while the rest are still being fetched
+        SiteCrawler.Stream pages = Services.await(crawl, Services.STARTUP);
+        cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
+        summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
+        fetchFailures = pages.failed();
         fetchFailures.forEach(f -> cli.err().println("failed: " + f.url() + ": " + f.reason()));
       } else {
         List<Page> pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false),

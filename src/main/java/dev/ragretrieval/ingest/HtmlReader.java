@@ -10,8 +10,10 @@ import org.jsoup.nodes.Document;
 import org.jsoup.nodes.Element;
 import org.jsoup.nodes.Node;
 import org.jsoup.nodes.TextNode;
+import org.jsoup.select.Evaluator;
 import org.jsoup.select.NodeTraversor;
 import org.jsoup.select.NodeVisitor;
+import org.jsoup.select.QueryParser;
 
 /**
  * Reads one HTML page of a documentation site into a {@link Page}: only the article content,
@@ -34,8 +36,11 @@ public final class HtmlReader {
    */
   static final int VERSION = 1;
 
-  private static final String CONTENT = ".theme-doc-markdown, article, main, [role=main]";
-  private static final String NOISE = "script, style, noscript, template, nav, footer, button, form, "
+  // Selectors are parsed once: parsing one costs more than matching it, and the walk below matches
+  // ADMONITION against every element of every page. Evaluators are thread-safe (pages are read on workers).
+  private static final Evaluator CONTENT = QueryParser.parse(".theme-doc-markdown, article, main, [role=main]");
+  private static final Evaluator NOISE = QueryParser.parse(
+      "script, style, noscript, template, nav, footer, button, form, "
       + "aside:not(.admonition), [role=navigation], [role=search], [role=contentinfo], "
       // Docusaurus
       + ".navbar, .theme-doc-sidebar-container, .breadcrumbs, .theme-doc-breadcrumbs, "
@@ -48,10 +53,18 @@ public final class HtmlReader {
       + ".mobile-nav, .menu-wrapper, .topnav, .relnav, .rellinks, #global-nav, .wy-breadcrumbs, "
       + ".rst-footer-buttons, .prev-next-area, .related-pages, .content-icon-container, .back-to-top, "
       + ".bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer-article, "
-      + ".md-header, .md-footer, .md-sidebar, .md-source-file";
+      + ".md-header, .md-footer, .md-sidebar, .md-source-file");
   /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus. */
-  private static final String ADMONITION = "div.note, div.tip, div.warning, div.caution, div.important, "
-      + ".admonition, .theme-admonition, [class*=admonition_]";
+  private static final Evaluator ADMONITION = QueryParser.parse("div.note, div.tip, div.warning, div.caution, "
+      + "div.important, .admonition, .theme-admonition, [class*=admonition_]");
+  private static final Evaluator HEADER = QueryParser.parse("header");
+  private static final Evaluator H1 = QueryParser.parse("h1");
+  private static final Evaluator H1_H2 = QueryParser.parse("h1, h2");
+  private static final Evaluator H2_H3 = QueryParser.parse("h2, h3");
+  private static final Evaluator DOCUTILS_H1 = QueryParser.parse("section[id] > h1, div.section[id] > h1");
+  private static final Evaluator DOCBOOK_CHAPTER = QueryParser.parse(".navheader tr:nth-of-type(2) th");
+  private static final Evaluator BREADCRUMB = QueryParser.parse(".breadcrumbs__item");
+  private static final Evaluator BREADCRUMB_HOME = QueryParser.parse("[aria-label*=home], .breadcrumbs__link--home");
   private static final Set<String> BLOCKS = Set.of("p", "div", "section", "li", "ul", "ol", "pre",
       "table", "tr", "blockquote", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "dd", "br", "hr", "details",
       "summary", "figure");
@@ -79,12 +92,12 @@ public final class HtmlReader {
     content = content.clone();
     content.select(NOISE).remove();
     // a page header outside the content is navigation; Docusaurus keeps its h1 in a header inside it
-    content.select("header").stream().filter(h -> h.selectFirst("h1") == null).forEach(Element::remove);
+    content.select(HEADER).stream().filter(h -> h.selectFirst(H1) == null).forEach(Element::remove);
     String[] titleParts = splitTitle(doc.title());
     String siteName = titleParts[1];
     if (siteName != null) {
       // a heading that only names the site ("<Project> documentation") is the site's header
-      content.select("h1, h2").stream().filter(h -> sameLabel(h.text(), siteName)).forEach(Element::remove);
+      content.select(H1_H2).stream().filter(h -> sameLabel(h.text(), siteName)).forEach(Element::remove);
     }
 
     Element titleHeading = titleHeading(content, titleParts[0]);
@@ -131,7 +144,7 @@ public final class HtmlReader {
    * holding the top section with the page's h1 is the body, without header, sidebars or footer.
    */
   private static Element docutilsBody(Document doc) {
-    Element h1 = doc.selectFirst("section[id] > h1, div.section[id] > h1");
+    Element h1 = doc.selectFirst(DOCUTILS_H1);
     return h1 == null || h1.parent() == null ? null : h1.parent().parent();
   }
 
@@ -160,11 +173,11 @@ public final class HtmlReader {
    * first heading when it repeats the document title, so it does not become a section as well.
    */
   private static Element titleHeading(Element content, String documentTitle) {
-    Element h1 = content.selectFirst("h1");
+    Element h1 = content.selectFirst(H1);
     if (h1 != null) {
       return h1;
     }
-    Element first = content.selectFirst("h2, h3");
+    Element first = content.selectFirst(H2_H3);
     return first != null && !first.text().isBlank() && sameLabel(first.text(), documentTitle) ? first : null;
   }
 
@@ -174,7 +187,7 @@ public final class HtmlReader {
 
   /** DocBook's navigation header names the chapter above the page ("Chapter 11. Indexes"). */
   private static String docbookChapter(Document doc) {
-    Element chapter = doc.selectFirst(".navheader tr:nth-of-type(2) th");
+    Element chapter = doc.selectFirst(DOCBOOK_CHAPTER);
     String text = chapter == null ? "" : chapter.text().strip();
     return text.isEmpty() || sameLabel(text, doc.title()) ? null : text;
   }
@@ -182,8 +195,8 @@ public final class HtmlReader {
   /** Docusaurus breadcrumbs: home, then the category, then the page. */
   private static String breadcrumbChapter(Document doc) {
     List<String> items = new ArrayList<>();
-    for (Element item : doc.select(".breadcrumbs__item")) {
-      if (!item.select("[aria-label*=home], .breadcrumbs__link--home").isEmpty()) {
+    for (Element item : doc.select(BREADCRUMB)) {
+      if (!item.select(BREADCRUMB_HOME).isEmpty()) {
         continue;
       }
       String text = item.text().strip();
@@ -291,7 +304,8 @@ public final class HtmlReader {
       while (len > 0 && text.charAt(len - 1) == ' ') {
         text.setLength(--len);
       }
-      if (len > 0 && !text.toString().endsWith("\n\n")) {
+      // the last two chars, not text.toString(): that copied the whole section at every block element
+      if (len > 0 && !(len >= 2 && text.charAt(len - 1) == '\n' && text.charAt(len - 2) == '\n')) {
         text.append(text.charAt(len - 1) == '\n' ? "\n" : "\n\n");
       }
     }

@@ -280,6 +280,8 @@ public final class Ingestor {
     private int preparersDone;
     private boolean collectionMissing;
     private Future<Void> collectionReady;
+    /** With --recreate, the old collection's deletion: pages are read meanwhile, nothing is written before it. */
+    private Future<Void> dropped = Future.succeededFuture();
     private ServiceException fatal;
     /** Lanes send nothing before this (a rate limit's Retry-After); nanoTime, compared by difference. */
     private long pausedUntilNanos;
@@ -309,12 +311,19 @@ public final class Ingestor {
     }
 
     Future<Summary> run() {
-      Future<Void> start = options.recreate() ? here(store.deleteCollection(options.collection())) : Future.succeededFuture();
+      if (options.recreate()) {
+        dropped = here(store.deleteCollection(options.collection()));
+      }
       collectionMissing = options.recreate();
-      return start
-          .compose(v -> embedderCheck())
+      return embedderCheck()
           .compose(v -> {
             List<Future<Void>> stages = new ArrayList<>();
+            // a collection that could not be dropped stops the run (nothing was written yet)
+            stages.add(dropped.recover(err -> {
+              fatal = ServiceException.from(err);
+              wake();
+              return Future.succeededFuture();
+            }));
             // reading stored hashes failed even after retries: the store is not usable, the run stops
             for (int lane = 0; lane < PREPARE_LANES; lane++) {
               stages.add(prepare().recover(err -> {
@@ -400,17 +409,16 @@ public final class Ingestor {
       wake();
     }
 
-    /** A group's pages read and chunked (null: no text, or unreadable), and their chunks' keyword tokens when counted. */
-    private record Chunked(List<Page> pages, List<List<Chunk>> chunks, List<String> unreadable, long keywordTokens) {}
+    /** A page read and chunked: {@code page} null when it has no text or cannot be read ({@code unreadable} says why). */
+    private record Chunked(Page page, List<Chunk> chunks, String unreadable, long keywordTokens) {}
 
     /**
      * Reads what is stored for the group's pages first: a page whose points all carry its current
      * page hash, as many as it had chunks, is reused as it is, without being read or chunked. The
-     * others are read, chunked and compared chunk by chunk.
+     * others are read, chunked and compared chunk by chunk, one page after another (each on a
+     * worker), so their chunks reach the embed lanes page by page, not once the whole group is read.
      */
     private Future<Void> prepare(List<SourcePage> group) {
-      // the keyword lengths matter only until the collection exists (a new one keeps their average)
-      boolean measure = collectionReady == null;
       return stored(group.stream().map(SourcePage::sourceUrl).toList()).compose(stored -> {
         List<SourcePage> changed = new ArrayList<>();
         for (SourcePage page : group) {
@@ -425,72 +433,63 @@ public final class Ingestor {
           }
         }
         report();
-        if (changed.isEmpty()) {
-          return Future.<Void>succeededFuture();
+        return prepareEach(changed, 0, stored);
+      });
+    }
+
+    private Future<Void> prepareEach(List<SourcePage> changed, int index, Map<String, Map<String, JsonObject>> stored) {
+      if (index >= changed.size() || fatal != null) {
+        return Future.succeededFuture();
+      }
+      SourcePage source = changed.get(index);
+      // the keyword lengths matter only until the collection is being created (a new one keeps their average)
+      boolean measure = collectionReady == null;
+      return here(vertx.executeBlocking(() -> read(source, measure), false)).compose(chunked -> {
+        if (measure) {
+          keywordTokens += chunked.keywordTokens();
+          keywordChunks += chunked.chunks() == null ? 0 : chunked.chunks().size();
         }
-        return here(vertx.executeBlocking(() -> read(changed, measure), false)).map(chunked -> {
-          if (measure) {
-            keywordTokens += chunked.keywordTokens();
-            keywordChunks += chunked.chunks().stream().filter(c -> c != null).mapToInt(List::size).sum();
+        if (chunked.unreadable() != null) {
+          errors.add(ErrorCode.INVALID_REQUEST + ": " + chunked.unreadable());
+        }
+        Page page = chunked.page();
+        if (page == null) {
+          // unreadable: counted as failed and kept (a mirroring run does not remove it)
+          if (chunked.chunks() != null) {
+            pages.add(source.sourceUrl());
+            failedPages.add(source.sourceUrl());
           }
-          chunked.unreadable().forEach(error -> errors.add(ErrorCode.INVALID_REQUEST + ": " + error));
-          for (int i = 0; i < changed.size(); i++) {
-            SourcePage source = changed.get(i);
-            Page page = chunked.pages().get(i);
-            if (page == null) {
-              // unreadable: counted as failed and kept (a mirroring run does not remove it)
-              if (chunked.chunks().get(i) != null) {
-                pages.add(source.sourceUrl());
-                failedPages.add(source.sourceUrl());
-              }
-              continue;
-            }
-            pages.add(page.sourceUrl());
-            List<Chunk> chunks = chunked.chunks().get(i);
-            JsonObject marker = new JsonObject().put(ChunkHash.PAGE_KEY, pageHash(source))
-                .put(ChunkHash.PAGE_CHUNKS_KEY, chunks.size());
-            plan(page, marker, chunks, stored.get(page.sourceUrl()));
-          }
+        } else {
+          pages.add(page.sourceUrl());
+          List<Chunk> chunks = chunked.chunks();
+          JsonObject marker = new JsonObject().put(ChunkHash.PAGE_KEY, pageHash(source))
+              .put(ChunkHash.PAGE_CHUNKS_KEY, chunks.size());
+          plan(page, marker, chunks, stored.get(page.sourceUrl()));
           wake();
           report();
-          return (Void) null;
-        });
+        }
+        return prepareEach(changed, index + 1, stored);
       });
     }
 
     /**
-     * On a worker: reads and chunks each page. A page without text gives null for both; one that
-     * cannot be read gives a null page and an empty chunk list, and its reason.
+     * On a worker: reads and chunks one page. A page without text gives null for both; one that
+     * cannot be read gives a null page, an empty chunk list and its reason.
      */
-    private Chunked read(List<SourcePage> group, boolean measure) {
-      List<Page> read = new ArrayList<>(group.size());
-      List<List<Chunk>> chunks = new ArrayList<>(group.size());
-      List<String> unreadable = new ArrayList<>();
-      long tokens = 0;
-      for (SourcePage source : group) {
-        Page page;
-        try {
-          page = source.reader().call();
-        } catch (Exception e) {
-          unreadable.add("cannot read " + source.sourceUrl() + " (" + e.getMessage() + ")");
-          read.add(null);
-          chunks.add(List.of());
-          continue;
-        }
-        if (page.sections().isEmpty()) {
-          read.add(null);
-          chunks.add(null);
-          continue;
-        }
-        List<Chunk> pageChunks = chunker.chunk(page);
-        if (measure) {
-          tokens += pageChunks.stream()
-              .mapToLong(chunk -> KeywordAnalysis.tokens(KeywordText.of(chunk.payload())).size()).sum();
-        }
-        read.add(page);
-        chunks.add(pageChunks);
+    private Chunked read(SourcePage source, boolean measure) {
+      Page page;
+      try {
+        page = source.reader().call();
+      } catch (Exception e) {
+        return new Chunked(null, List.of(), "cannot read " + source.sourceUrl() + " (" + e.getMessage() + ")", 0);
       }
-      return new Chunked(read, chunks, unreadable, tokens);
+      if (page.sections().isEmpty()) {
+        return new Chunked(null, null, null, 0);
+      }
+      List<Chunk> chunks = chunker.chunk(page);
+      long tokens = !measure ? 0 : chunks.stream()
+          .mapToLong(chunk -> KeywordAnalysis.tokens(KeywordText.of(chunk.payload())).size()).sum();
+      return new Chunked(page, chunks, null, tokens);
     }
 
     /** What a page's points carry when they were written from this very page by this run's model, chunker and source. */
@@ -624,6 +623,11 @@ public final class Ingestor {
         Promise<Void> space = spaceFreed;
         spaceFreed = null;
         space.complete();
+      }
+      if (collectionReady == null) {
+        // the collection is checked (and created) while the first batch is being embedded, not after
+        // it; write() waits for it, and asks again if this failed
+        ensureCollection();
       }
       List<String> texts = batch.stream().map(Pending::embedText).toList();
       return embed(texts, 1, System.nanoTime()).transform(embedding -> {
@@ -780,7 +784,8 @@ public final class Ingestor {
     /** Creates a missing collection with the embedder's vector size (once); refuses a mismatched one. */
     private Future<Void> ensureCollection() {
       if (collectionReady == null || collectionReady.failed()) {
-        collectionReady = here(store.collectionInfo(options.collection(), Deadline.in(options.embedTimeout())))
+        collectionReady = dropped.compose(v -> here(store.collectionInfo(options.collection(),
+                Deadline.in(options.embedTimeout()))))
             .transform(info -> {
               if (info.succeeded()) {
                 if (info.result().vectorSize() != vectorSize) {
