@@ -13,6 +13,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.ragretrieval.tracing.Spans;
+import dev.ragretrieval.upstream.EventLoopLocal;
 import dev.ragretrieval.upstream.Upstream;
 import io.vertx.circuitbreaker.CircuitBreakerState;
 import io.vertx.core.Future;
@@ -53,6 +54,8 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   private static final JsonFactory JSON = JsonFactory.builder().enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER).build();
   private static final CharSequence USER_AGENT = HttpHeaders.createOptimized("rag-retrieval");
   private static final CharSequence JSON_TYPE = HttpHeaders.createOptimized("application/json");
+  /** Each event loop's connections to the endpoint: calls on one loop wait for one of these. */
+  private static final int CONNECTIONS_PER_LOOP = 32;
 
   private final String name;
   private final String displayName;
@@ -69,9 +72,10 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   private final int maxTextsPerCall;
   /**
    * Vert.x's core client rather than WebClient: on the uncached path the embedding call was the
-   * largest cost, and a fifth of it was WebClient's per-request interceptor pipeline.
+   * largest cost, and a fifth of it was WebClient's per-request interceptor pipeline. One per
+   * event loop, so the answer is read on the loop that asked ({@link EventLoopLocal}).
    */
-  private final HttpClientAgent client;
+  private final EventLoopLocal<HttpClientAgent> clients;
   private final Upstream upstream;
 
   /**
@@ -97,7 +101,8 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     HttpClientOptions options = new HttpClientOptions().setKeepAlive(true).setVerifyHost(true);
     // a self-hosted endpoint behind a private CA; Cohere and OpenAI themselves need the JVM's store only
     config.caCert().ifPresent(cert -> options.setTrustOptions(new PemTrustOptions().addCertPath(cert.toString())));
-    this.client = vertx.createHttpClient(options, new PoolOptions().setHttp1MaxSize(32));
+    this.clients = new EventLoopLocal<>(() -> vertx.createHttpClient(new HttpClientOptions(options),
+        new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_LOOP)));
     this.upstream = new Upstream(vertx, metrics, Upstream.Kind.EMBEDDING, name, displayName,
         new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), config.circuit(),
         config.timeout());
@@ -153,8 +158,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   @Override
   public Future<Void> close() {
     upstream.close();
-    client.close();
-    return Future.succeededFuture();
+    return Future.join(clients.all().stream().map(HttpClientAgent::close).toList()).mapEmpty();
   }
 
   private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long budget) {
@@ -169,7 +173,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
         .setConnectTimeout(budget)
         .setIdleTimeout(budget);
     io.opentelemetry.context.Context attemptSpan = Spans.parent();
-    return client.request(options)
+    return clients.get().request(options)
         .compose(request -> Spans.within(attemptSpan, () -> {
           request.putHeader(HttpHeaders.CONTENT_TYPE, JSON_TYPE)
               .putHeader(HttpHeaders.ACCEPT, JSON_TYPE)
