@@ -57,7 +57,7 @@ public final class Components {
           parts.reranker = Rerankers.create(vertx, config, metrics);
           parts.reranker.ifPresent(r -> LOG.info("rerank: {} over the first {}x top_k candidates", r.model(),
               config.retrieval().rerank().candidatesPerResult()));
-          parts.retrieval = new RetrievalService(parts.embeddings, parts.store, config, parts.reranker);
+          parts.retrieval = new RetrievalService(parts.embeddings, parts.store, config, parts.reranker, metrics);
           return parts;
         })
         .recover(failure -> parts.close().transform(closed -> Future.failedFuture(failure)));
