@@ -80,6 +80,11 @@ public final class EmbeddingClient {
     });
   }
 
+  /** Whether query vectors are cached at all (RAG_QUERY_CACHE_SIZE above 0). */
+  public boolean cachesQueries() {
+    return queryCache.enabled();
+  }
+
   /** Whether {@code query}'s vector (as a SEARCH_QUERY) is in the query cache now; counts nothing. */
   public boolean cached(String query) {
     return queryCache.enabled() && queryCache.get(QueryKey.of(query)) != null;

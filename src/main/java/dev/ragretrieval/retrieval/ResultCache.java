@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * The ranked chunks of recent questions, for a short time (RAG_RESULT_CACHE_TTL_MS): a chatbot's
  * users ask the same question again and again, and each repeat otherwise costs a search. The key
  * holds everything that changes the answer; a hit skips the embedding and the search, and the
- * answer is built anew around the chunks (its own query_id and timings).
+ * answer is built anew around the chunks (its own query_id and timings). Only repeated questions
+ * are kept ({@link RetrievalService#retrieve}): from its second asking on, a question is answered here.
  *
  * <p>The trade-off: for up to the TTL after an ingest, a repeated question may get the chunks it
  * got before the ingest. Writes of this process ({@link #forgetAll}) end that at once; a search that

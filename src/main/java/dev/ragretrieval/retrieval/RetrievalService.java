@@ -119,8 +119,9 @@ public final class RetrievalService {
   }
 
   /**
-   * Embeds the query, searches and maps the hits; the same question asked again within the result
-   * cache's TTL gets the chunks found then, with neither embedding nor search.
+   * Embeds the query, searches and maps the hits. A question asked before (its vector in the query
+   * cache) has its chunks kept in the result cache; asked again within the TTL, it gets them with
+   * neither embedding nor search.
    */
   public Future<RetrievalResult> retrieve(RetrievalRequest unplanned, String queryId, Deadline deadline) {
     long started = System.nanoTime();
@@ -137,8 +138,16 @@ public final class RetrievalService {
         return Future.succeededFuture(result(queryId, request, known, started, 0, 0));
       }
       long generation = results.generation();
+      // kept only for a question asked before (its vector is cached): one asked once, as most
+      // are, would only fill the cache, and the heap the collector has to go through. Without a
+      // query cache there is no telling, and every answer is kept.
+      boolean repeated = !embeddings.cachesQueries() || embeddings.cached(request.query());
       return retrieveAnew(request, queryId, deadline, started)
-          .onSuccess(result -> results.put(key, generation, result.results()));
+          .onSuccess(result -> {
+            if (repeated) {
+              results.put(key, generation, result.results());
+            }
+          });
     });
   }
 

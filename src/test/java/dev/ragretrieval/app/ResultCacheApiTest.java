@@ -42,11 +42,17 @@ class ResultCacheApiTest {
     return new JsonObject().put("query", query).put("top_k", topK).put("score_threshold", 0.0);
   }
 
+  /** Asks {@code body} twice: a question is kept from its second asking on. */
+  private JsonObject askTwice(JsonObject body) {
+    ask(body);
+    return ask(body);
+  }
+
   @Test
-  @DisplayName("asked again: same results, its own query_id, no embedding call and no Qdrant query")
+  @DisplayName("asked a third time: same results, its own query_id, no embedding call and no Qdrant query")
   void repeatedQuestionIsAHit(Vertx vertx) {
     stack = await(TestStack.start(vertx, Map.of()));
-    JsonObject first = ask(question(QUESTION, 3));
+    JsonObject first = askTwice(question(QUESTION, 3));
     int embeds = stack.cohere.callCount();
     int queries = stack.qdrant.callCount("Query");
 
@@ -61,10 +67,22 @@ class ResultCacheApiTest {
   }
 
   @Test
+  @DisplayName("a question asked once is not kept: its second asking is searched")
+  void askedOnceIsNotKept(Vertx vertx) {
+    stack = await(TestStack.start(vertx, Map.of()));
+    ask(question(QUESTION, 3));
+    int queries = stack.qdrant.callCount("Query");
+
+    ask(question(QUESTION, 3));
+
+    assertThat(stack.qdrant.callCount("Query")).isEqualTo(queries + 1);
+  }
+
+  @Test
   @DisplayName("another top_k, filter or search mode is searched anew")
   void whatChangesTheAnswerMisses(Vertx vertx) {
     stack = await(TestStack.start(vertx, Map.of()));
-    ask(question(QUESTION, 3));
+    askTwice(question(QUESTION, 3));
     int queries = stack.qdrant.callCount("Query");
 
     JsonObject more = ask(question(QUESTION, 5));
@@ -79,7 +97,7 @@ class ResultCacheApiTest {
   @DisplayName("RAG_RESULT_CACHE_TTL_MS=0: every question is searched")
   void offSearchesEveryTime(Vertx vertx) {
     stack = await(TestStack.start(vertx, Map.of("RAG_RESULT_CACHE_TTL_MS", "0")));
-    ask(question(QUESTION, 3));
+    askTwice(question(QUESTION, 3));
     int queries = stack.qdrant.callCount("Query");
 
     ask(question(QUESTION, 3));
@@ -91,7 +109,7 @@ class ResultCacheApiTest {
   @DisplayName("after a write of the service's own, the same question is searched again")
   void ownWriteForgetsAnswers(Vertx vertx) {
     stack = await(TestStack.start(vertx, Map.of()));
-    ask(question(QUESTION, 3));
+    askTwice(question(QUESTION, 3));
     int queries = stack.qdrant.callCount("Query");
 
     stack.app.retrieval().storeChanged();

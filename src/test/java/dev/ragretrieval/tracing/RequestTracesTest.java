@@ -228,15 +228,19 @@ class RequestTracesTest {
   }
 
   @Test
-  @DisplayName("the same question again within the result cache's TTL: a result-cache hit, no embed, no search")
+  @DisplayName("the same question a third time within the result cache's TTL: a result-cache hit, no embed, no search")
   void resultCached() {
     start(Map.of());
     String first = traceId();
+    String kept = traceId();
     String second = traceId();
     JsonObject body = new JsonObject().put("query", QUESTION).put("top_k", 3);
 
     assertThat(retrieve(first, body).statusCode()).isEqualTo(200);
     trace(first, "/v1/retrieve");
+    // a question is kept from its second asking on
+    assertThat(retrieve(kept, body).statusCode()).isEqualTo(200);
+    trace(kept, "/v1/retrieve");
     assertThat(retrieve(second, body).statusCode()).isEqualTo(200);
 
     List<SpanData> spans = trace(second, "/v1/retrieve");
