@@ -100,6 +100,10 @@ public final class Application {
     return embeddings;
   }
 
+  public RetrievalService retrieval() {
+    return parts.retrieval();
+  }
+
   public AppConfig config() {
     return config;
   }
@@ -162,6 +166,8 @@ public final class Application {
   /** In embedded mode an empty store is filled from the bundled sample book before readiness goes UP. */
   private Future<Void> prepareStore() {
     return SampleBook.loadIfEmpty(vertx, config, store, embeddings::embed)
+        // questions asked while it loaded must not be answered from before it
+        .andThen(loaded -> parts.retrieval().storeChanged())
         .<Void>mapEmpty()
         .recover(failure -> {
           // not fatal: the service still starts and readiness reports the empty collection

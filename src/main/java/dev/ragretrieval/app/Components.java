@@ -2,6 +2,7 @@ package dev.ragretrieval.app;
 
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.EmbeddingClient;
+import dev.ragretrieval.embedding.EmbeddingLanes;
 import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.embedding.EmbeddingProviders;
 import dev.ragretrieval.embedding.EmbeddingVerticle;
@@ -35,6 +36,7 @@ public final class Components {
   private EmbeddingProvider provider;
   private String embeddingDeployment;
   private QueryCache queryCache;
+  private final EmbeddingLanes lanes = EmbeddingLanes.create();
   private EmbeddingClient embeddings;
   private VectorStore store;
   private Optional<Reranker> reranker = Optional.empty();
@@ -55,7 +57,7 @@ public final class Components {
           parts.reranker = Rerankers.create(vertx, config, metrics);
           parts.reranker.ifPresent(r -> LOG.info("rerank: {} over the first {}x top_k candidates", r.model(),
               config.retrieval().rerank().candidatesPerResult()));
-          parts.retrieval = new RetrievalService(parts.embeddings, parts.store, config, parts.reranker);
+          parts.retrieval = new RetrievalService(parts.embeddings, parts.store, config, parts.reranker, metrics);
           return parts;
         })
         .recover(failure -> parts.close().transform(closed -> Future.failedFuture(failure)));
@@ -103,11 +105,12 @@ public final class Components {
         .compose(created -> {
           provider = created;
           queryCache = QueryCache.of(config.embedding().queryCacheSize(), created, metrics);
-          return vertx.deployVerticle(new EmbeddingVerticle(created, queryCache));
+          // one verticle per event loop: a request's embedding stays on the loop that serves it
+          return EmbeddingVerticle.deployPerEventLoop(vertx, created, queryCache, lanes);
         })
         .map(id -> {
           embeddingDeployment = id;
-          embeddings = new EmbeddingClient(vertx, queryCache);
+          embeddings = new EmbeddingClient(vertx, queryCache, lanes);
           LOG.info("embedding with {} ({}, {} dimensions)", config.embedding().provider(),
               config.embedding().modelName(), config.embedding().dimension());
           return null;

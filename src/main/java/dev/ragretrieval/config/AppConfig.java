@@ -313,7 +313,19 @@ public record AppConfig(
       Map<String, List<String>> payloadKeys,
       boolean hybridByDefault,
       Rerank rerank,
-      Fusion fusion) {
+      Fusion fusion,
+      Duration resultCacheTtl) {
+
+    /** The result cache's TTL when none is set (RAG_RESULT_CACHE_TTL_MS). */
+    public static final Duration DEFAULT_RESULT_CACHE_TTL = Duration.ofSeconds(10);
+
+    /** With the default result cache. */
+    public Retrieval(int maxQueryChars, int defaultTopK, int maxTopK, boolean clampTopK, double defaultScoreThreshold,
+        int maxContextChars, int maxBatchQueries, int maxTextChars, List<String> filterKeys,
+        Map<String, List<String>> payloadKeys, boolean hybridByDefault, Rerank rerank, Fusion fusion) {
+      this(maxQueryChars, defaultTopK, maxTopK, clampTopK, defaultScoreThreshold, maxContextChars, maxBatchQueries,
+          maxTextChars, filterKeys, payloadKeys, hybridByDefault, rerank, fusion, DEFAULT_RESULT_CACHE_TTL);
+    }
 
     /** With the default fusion. */
     public Retrieval(int maxQueryChars, int defaultTopK, int maxTopK, boolean clampTopK, double defaultScoreThreshold,

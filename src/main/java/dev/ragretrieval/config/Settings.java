@@ -183,6 +183,11 @@ public final class Settings {
       "most queries in one batch"));
   public static final Setting MAX_TEXT_CHARS = add(integer("retrieval.max_text_chars", null, 10000, 100, 10_000_000,
       "longer chunk texts are cut and flagged `\"truncated\": true`"));
+  public static final Setting RESULT_CACHE_TTL = add(integer("retrieval.result_cache_ttl_ms", "RAG_RESULT_CACHE_TTL_MS",
+      10_000, 0, 3_600_000, "how long a question's ranked chunks are kept (from its second asking on) and given to"
+          + " the same question again, with no embedding and no search (0 = off); the key is collection, question, top_k,"
+          + " score_threshold, filter, search mode, fusion and rerank. Trade-off: for up to this long after an ingest, a"
+          + " repeated question may get the chunks from before it"));
   public static final Setting SEARCH_MODE = add(choice("retrieval.search_mode", "RAG_SEARCH_MODE", "hybrid",
       List.of("hybrid", "dense"), "default `search_mode` of requests: `hybrid` (where the collection has a BM25 index,"
           + " else dense) or `dense`"));

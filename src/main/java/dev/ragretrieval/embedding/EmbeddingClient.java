@@ -22,6 +22,7 @@ public final class EmbeddingClient {
 
   private final Vertx vertx;
   private final QueryCache queryCache;
+  private final EmbeddingLanes lanes;
 
   /** A client that always asks the verticle. */
   public EmbeddingClient(Vertx vertx) {
@@ -30,8 +31,17 @@ public final class EmbeddingClient {
 
   /** A client that first reads {@code queryCache}, the one the verticle fills. */
   public EmbeddingClient(Vertx vertx, QueryCache queryCache) {
+    this(vertx, queryCache, EmbeddingLanes.none());
+  }
+
+  /**
+   * As {@link #EmbeddingClient(Vertx, QueryCache)}, asking the verticle of the caller's own event
+   * loop when {@code lanes} has one ({@link EmbeddingVerticle#deployPerEventLoop}).
+   */
+  public EmbeddingClient(Vertx vertx, QueryCache queryCache, EmbeddingLanes lanes) {
     this.vertx = vertx;
     this.queryCache = queryCache;
+    this.lanes = lanes;
     EmbeddingCodecs.register(vertx);
   }
 
@@ -64,10 +74,15 @@ public final class EmbeddingClient {
       span.setAttribute(Spans.INPUT_TYPE, type.name());
       DeliveryOptions options = new DeliveryOptions().setSendTimeout(left).setLocalOnly(true);
       return vertx.eventBus()
-          .<EmbedResponse>request(EmbeddingVerticle.ADDRESS, new EmbedRequest(texts, type, deadline), options)
+          .<EmbedResponse>request(lanes.address(), new EmbedRequest(texts, type, deadline), options)
           .map(Message::body)
           .recover(failure -> Future.failedFuture(toServiceException(failure)));
     });
+  }
+
+  /** Whether query vectors are cached at all (RAG_QUERY_CACHE_SIZE above 0). */
+  public boolean cachesQueries() {
+    return queryCache.enabled();
   }
 
   /** Whether {@code query}'s vector (as a SEARCH_QUERY) is in the query cache now; counts nothing. */

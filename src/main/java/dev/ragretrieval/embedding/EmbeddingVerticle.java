@@ -5,10 +5,12 @@ import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.tracing.Spans;
 import io.opentelemetry.api.trace.Span;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
 import java.util.ArrayList;
@@ -44,13 +46,22 @@ public final class EmbeddingVerticle extends VerticleBase {
   /** Finished query vectors, shared with the {@link EmbeddingClient}s that read it before the event bus. */
   private final QueryCache queryCache;
   /** Query vectors on their way, by {@link QueryKey}: the same question asked meanwhile joins the call. */
-  private final Map<String, Future<float[]>> inFlight = new ConcurrentHashMap<>();
+  private final Map<String, Future<float[]>> inFlight;
+  private final EmbeddingLanes lanes;
   private MessageConsumer<Object> consumer;
+  private MessageConsumer<Object> laneConsumer;
 
   /** {@code queryCache} is filled here; give the same one to the {@link EmbeddingClient}s. */
   public EmbeddingVerticle(EmbeddingProvider provider, QueryCache queryCache) {
+    this(provider, queryCache, new ConcurrentHashMap<>(), EmbeddingLanes.none());
+  }
+
+  private EmbeddingVerticle(EmbeddingProvider provider, QueryCache queryCache, Map<String, Future<float[]>> inFlight,
+      EmbeddingLanes lanes) {
     this.provider = Objects.requireNonNull(provider, "provider");
     this.queryCache = Objects.requireNonNull(queryCache, "queryCache");
+    this.inFlight = inFlight;
+    this.lanes = lanes;
   }
 
   /** Deploys one instance serving {@link #ADDRESS} without a cache; its meters are not scraped (tools, tests). */
@@ -68,16 +79,43 @@ public final class EmbeddingVerticle extends VerticleBase {
     return vertx.deployVerticle(new EmbeddingVerticle(provider, QueryCache.of(queryCacheSize, provider, metrics)));
   }
 
+  /**
+   * Deploys an instance for each event loop of a default-sized pool
+   * ({@link VertxOptions#DEFAULT_EVENT_LOOP_POOL_SIZE}): the instances of one deployment take the
+   * loops in turn, so each loop gets one. All serve {@link #ADDRESS} and share {@code queryCache}
+   * and the calls in flight; each also serves its own loop's callers on a lane of {@code lanes},
+   * which an {@link EmbeddingClient} given the same lanes asks. A loop left without an instance
+   * (a larger pool) asks the shared address. Returns the deployment id.
+   */
+  public static Future<String> deployPerEventLoop(Vertx vertx, EmbeddingProvider provider, QueryCache queryCache,
+      EmbeddingLanes lanes) {
+    Map<String, Future<float[]>> inFlight = new ConcurrentHashMap<>();
+    return vertx.deployVerticle(() -> new EmbeddingVerticle(provider, queryCache, inFlight, lanes),
+        new DeploymentOptions().setInstances(VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE));
+  }
+
   @Override
   public Future<?> start() {
     EmbeddingCodecs.register(vertx);
     consumer = vertx.eventBus().localConsumer(ADDRESS, this::handle);
-    return consumer.completion();
+    if (lanes == EmbeddingLanes.none()) {
+      return consumer.completion();
+    }
+    // start runs on this verticle's event loop: its lane is that loop's
+    Thread loop = Thread.currentThread();
+    String lane = EmbeddingLanes.laneOfCurrentThread();
+    laneConsumer = vertx.eventBus().localConsumer(lane, this::handle);
+    return Future.all(consumer.completion(), laneConsumer.completion())
+        .onSuccess(registered -> lanes.open(loop, lane));
   }
 
   @Override
   public Future<?> stop() {
-    return consumer == null ? Future.succeededFuture() : consumer.unregister();
+    if (laneConsumer != null) {
+      lanes.close(Thread.currentThread());
+    }
+    return Future.join(consumer == null ? Future.succeededFuture() : consumer.unregister(),
+        laneConsumer == null ? Future.succeededFuture() : laneConsumer.unregister());
   }
 
   private void handle(Message<Object> message) {

@@ -36,7 +36,9 @@ public final class QueryCache {
   /** A cache of {@code size} query vectors of {@code provider}'s model; size 0 turns it off. */
   public static QueryCache of(int size, EmbeddingProvider provider, RagMetrics metrics) {
     return size <= 0 ? OFF
-        : new QueryCache(Caffeine.newBuilder().maximumSize(size).build(), metrics, provider.model(), provider.dimension());
+        : new QueryCache(Caffeine.newBuilder().maximumSize(size)
+            // upkeep (eviction) on the caller's event loop: handing it to the common pool cost a thread wake-up
+            .executor(Runnable::run).build(), metrics, provider.model(), provider.dimension());
   }
 
   /** No cache: every look-up misses and nothing is kept or counted. */

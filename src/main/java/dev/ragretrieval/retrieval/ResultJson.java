@@ -201,6 +201,11 @@ public final class ResultJson {
   }
 
   public static void chunks(JsonGenerator json, List<RetrievedChunk> chunks) throws IOException {
+    if (chunks instanceof EncodedChunks encoded) {
+      // a cached answer's chunks: their array was written once, for every answer that reuses them
+      json.writeRawValue(encoded.json());
+      return;
+    }
     json.writeStartArray();
     for (RetrievedChunk chunk : chunks) {
       chunk(json, chunk);

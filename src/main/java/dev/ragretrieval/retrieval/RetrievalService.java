@@ -6,6 +6,7 @@ import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.embedding.EmbeddingClient;
 import dev.ragretrieval.embedding.InputType;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.rerank.RerankHit;
 import dev.ragretrieval.rerank.Reranker;
 import dev.ragretrieval.search.CollectionInfo;
@@ -49,13 +50,21 @@ public final class RetrievalService {
   private final AppConfig.Rerank rerankConfig;
   private final Fusion fusion;
   private final Reranker reranker; // null = results stay in search order
+  private final ResultCache results;
 
   /** Without a reranker. */
   public RetrievalService(EmbeddingClient embeddings, VectorStore store, AppConfig config) {
     this(embeddings, store, config, Optional.empty());
   }
 
+  /** Its result cache's look-ups are not counted anywhere scraped. */
   public RetrievalService(EmbeddingClient embeddings, VectorStore store, AppConfig config, Optional<Reranker> reranker) {
+    this(embeddings, store, config, reranker, RagMetrics.detached());
+  }
+
+  public RetrievalService(EmbeddingClient embeddings, VectorStore store, AppConfig config, Optional<Reranker> reranker,
+      RagMetrics metrics) {
+    this.results = ResultCache.of(config.retrieval().resultCacheTtl(), metrics);
     this.embeddings = embeddings;
     this.store = store;
     this.embeddingModel = config.embedding().modelName();
@@ -109,13 +118,50 @@ public final class RetrievalService {
     return embeddings.cached(request.query());
   }
 
-  /** Embeds the query, searches and maps the hits. */
+  /**
+   * Embeds the query, searches and maps the hits. A question asked before (its vector in the query
+   * cache) has its chunks kept in the result cache; asked again within the TTL, it gets them with
+   * neither embedding nor search.
+   */
   public Future<RetrievalResult> retrieve(RetrievalRequest unplanned, String queryId, Deadline deadline) {
     long started = System.nanoTime();
-    return plan(unplanned, deadline).compose(request -> timed(embed(List.of(request.query()), deadline))
+    return plan(unplanned, deadline).compose(request -> {
+      if (!results.enabled()) {
+        return retrieveAnew(request, queryId, deadline, started);
+      }
+      ResultCache.Key key = ResultCache.key(request);
+      List<RetrievedChunk> known = results.get(key);
+      if (Spans.enabled()) {
+        Spans.instant("result cache").setAttribute(Spans.CACHE_HIT, known != null).end();
+      }
+      if (known != null) {
+        return Future.succeededFuture(result(queryId, request, known, started, 0, 0));
+      }
+      long generation = results.generation();
+      // kept only for a question asked before (its vector is cached): one asked once, as most
+      // are, would only fill the cache, and the heap the collector has to go through. Without a
+      // query cache there is no telling, and every answer is kept.
+      boolean repeated = !embeddings.cachesQueries() || embeddings.cached(request.query());
+      return retrieveAnew(request, queryId, deadline, started)
+          .onSuccess(result -> {
+            if (repeated) {
+              results.put(key, generation, result.results());
+            }
+          });
+    });
+  }
+
+  /** This process wrote to the store: answers found before no longer count (see {@link ResultCache}). */
+  public void storeChanged() {
+    results.forgetAll();
+  }
+
+  private Future<RetrievalResult> retrieveAnew(RetrievalRequest request, String queryId, Deadline deadline,
+      long started) {
+    return timed(embed(List.of(request.query()), deadline))
         .compose(embedded -> timed(search(request, embedded.value().get(0), deadline))
             .compose(found -> rank(request, found.value(), deadline)
-                .map(chunks -> result(queryId, request, chunks, started, embedded.ms(), found.ms())))));
+                .map(chunks -> result(queryId, request, chunks, started, embedded.ms(), found.ms()))));
   }
 
   /** Distinct values of a filterable payload key, most frequent first. */

@@ -92,7 +92,8 @@ class RerankApiTest {
   void rateLimitRetried() {
     retrieve(new JsonObject().put("query", QUERY)); // the query vector is cached from here on
     stack.cohere.failNext(1, 429, "0");
-    JsonObject body = retrieve(new JsonObject().put("query", QUERY));
+    // another top_k: the answer is not in the result cache, so it is searched and reranked again
+    JsonObject body = retrieve(new JsonObject().put("query", QUERY).put("top_k", 4));
 
     assertThat(rerankRequests()).hasSize(3);
     assertThat(body.getJsonArray("results").getJsonObject(0).containsKey("relevance_score")).isTrue();

@@ -93,7 +93,8 @@ class ResilienceTest {
     assertThat(down.bodyAsJsonObject().getString("reason")).contains("circuit open");
     assertThat(stack.qdrant.callCount("Query")).as("no Query reached Qdrant while the circuit was open").isEqualTo(queries);
 
-    eventually(() -> retrieve("ROS 2 nodes").statusCode() == 200);
+    // a question not asked before: "ROS 2 nodes" would be answered from the result cache
+    eventually(() -> retrieve("ROS 2 launch files").statusCode() == 200);
     assertThat(ready().statusCode()).isEqualTo(200);
     assertThat(stack.qdrant.callCount("Query")).isGreaterThan(queries);
   }
@@ -187,7 +188,8 @@ class ResilienceTest {
     // the only slot is free again, and the late upstream answer wrote nothing anywhere
     assertThat(retrieve("ROS 2 nodes").statusCode()).isEqualTo(200);
     assertThat(stack.app.metrics().openStreams().get()).isEqualTo(streamsBefore);
-    assertThat(stack.app.metrics().inFlight().get()).isZero();
+    // the slot is given back once the answer is written, which the client may see a moment before
+    eventually(() -> stack.app.metrics().inFlight().get() == 0);
   }
 
   @Test

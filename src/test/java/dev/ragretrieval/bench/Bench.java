@@ -338,6 +338,10 @@ public final class Bench {
       if (instances != null && !instances.isBlank()) {
         settings.put("RAG_HTTP_INSTANCES", instances);
       }
+      String resultCacheTtl = System.getProperty("bench.resultCacheTtl");
+      if (resultCacheTtl != null && !resultCacheTtl.isBlank()) {
+        settings.put("RAG_RESULT_CACHE_TTL_MS", resultCacheTtl);
+      }
       startService(jar, out.resolve("service.log"), SERVICE_PORT, settings);
       Process service = this.service;
       if (peerJar != null && !peerJar.isBlank()) {
@@ -401,11 +405,12 @@ public final class Bench {
     realisticRows.add("");
     realisticRows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; %d chunks of %s;"
             + " Cohere stand-in %d ms (dense %d-dimension vectors printed as Cohere prints them), Qdrant stand-in %d ms;"
-            + " 5 results a question; RAG_HTTP_INSTANCES=%s; %d s per row, the service's load then the peer's.",
+            + " 5 results a question; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; %d s per row, the service's"
+            + " load then the peer's.",
         Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
         Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).substring(0, 14).trim(),
         chunks, Path.of(manual).getFileName(), cohereMs, dim, qdrantMs, instances == null ? "(default: processors)" : instances,
-        phase.toSeconds()));
+        System.getProperty("bench.resultCacheTtl", "(default)"), phase.toSeconds()));
     realisticRows.add(String.format(Locale.ROOT, "Machine check: SHA-256 of 64 MB took %.0f ms of CPU (best of 5).", machineCheckMs()));
     realisticRows.add("");
     realisticRows.add("| workload | clients | service req/s | service p99 ms | peer req/s | peer p99 ms | failed (service/peer)"

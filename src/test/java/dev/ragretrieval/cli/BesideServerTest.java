@@ -50,6 +50,9 @@ class BesideServerTest {
     env.put("QDRANT_COLLECTIONS", "garden");
     env.put("RAG_HTTP_PORT", "0");
     env.put("RAG_HTTP_HOST", "127.0.0.1");
+    // what an ingest beside the server changes is asked again at once; the result cache would answer
+    // a repeated question from before the ingest for up to its TTL (the trade-off RAG_RESULT_CACHE_TTL_MS states)
+    env.put("RAG_RESULT_CACHE_TTL_MS", "0");
     return env;
   }
 

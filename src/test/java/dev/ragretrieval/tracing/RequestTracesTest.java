@@ -208,9 +208,10 @@ class RequestTracesTest {
   }
 
   @Test
-  @DisplayName("the same question again: a cache hit, no embed span, the same search")
+  @DisplayName("the same question again, result cache off: a query-cache hit, no embed span, the same search")
   void cached() {
-    start(Map.of());
+    // the result cache would answer it with no search at all (see resultCached)
+    start(Map.of("RAG_RESULT_CACHE_TTL_MS", "0"));
     String first = traceId();
     String second = traceId();
     JsonObject body = new JsonObject().put("query", QUESTION).put("top_k", 3);
@@ -225,6 +226,30 @@ class RequestTracesTest {
     assertThat(one(spans, "query cache").getAttributes().get(Spans.CACHE_HIT)).isTrue();
     assertThat(TraceRecorder.named(spans, "embed")).isEmpty();
     assertThat(spans).anyMatch(s -> "grpc".equals(s.getAttributes().get(Spans.RPC_SYSTEM)));
+    assertThat(server(spans).getAttributes().get(Spans.RESULT_COUNT)).isPositive();
+  }
+
+  @Test
+  @DisplayName("the same question a third time within the result cache's TTL: a result-cache hit, no embed, no search")
+  void resultCached() {
+    start(Map.of());
+    String first = traceId();
+    String kept = traceId();
+    String second = traceId();
+    JsonObject body = new JsonObject().put("query", QUESTION).put("top_k", 3);
+
+    assertThat(retrieve(first, body).statusCode()).isEqualTo(200);
+    trace(first, "/v1/retrieve");
+    // a question is kept from its second asking on
+    assertThat(retrieve(kept, body).statusCode()).isEqualTo(200);
+    trace(kept, "/v1/retrieve");
+    assertThat(retrieve(second, body).statusCode()).isEqualTo(200);
+
+    List<SpanData> spans = trace(second, "/v1/retrieve");
+    assertTree(spans, second);
+    assertThat(one(spans, "result cache").getAttributes().get(Spans.CACHE_HIT)).isTrue();
+    assertThat(TraceRecorder.named(spans, "embed")).isEmpty();
+    assertThat(spans).noneMatch(s -> "grpc".equals(s.getAttributes().get(Spans.RPC_SYSTEM)));
     assertThat(server(spans).getAttributes().get(Spans.RESULT_COUNT)).isPositive();
   }
 

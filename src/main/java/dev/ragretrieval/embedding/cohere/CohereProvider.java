@@ -37,30 +37,30 @@ public final class CohereProvider extends HttpEmbeddingProvider {
         .put("truncate", "END");
   }
 
-  /** Reads {@code embeddings.float}; the echoed texts, id and meta are skipped unread. */
+  /**
+   * Reads {@code embeddings.float}, its numbers straight from the bytes; what comes before it (id,
+   * perhaps the echoed texts) is skipped, what comes after it (texts, meta) is not read at all.
+   */
   @Override
-  protected List<float[]> vectors(JsonParser body) throws IOException {
-    next(body, JsonToken.START_OBJECT);
-    List<float[]> vectors = null;
-    while (body.nextToken() == JsonToken.FIELD_NAME) {
-      String field = body.currentName();
-      if (body.nextToken() == JsonToken.START_OBJECT && "embeddings".equals(field)) {
-        while (body.nextToken() == JsonToken.FIELD_NAME) {
-          if ("float".equals(body.currentName())) {
-            vectors = vectorList(body);
-          } else {
-            body.nextToken();
-            body.skipChildren();
+  protected List<float[]> vectors(byte[] body) throws IOException {
+    try (JsonParser json = parser(body)) {
+      next(json, JsonToken.START_OBJECT);
+      while (json.nextToken() == JsonToken.FIELD_NAME) {
+        String field = json.currentName();
+        if (json.nextToken() == JsonToken.START_OBJECT && "embeddings".equals(field)) {
+          while (json.nextToken() == JsonToken.FIELD_NAME) {
+            if ("float".equals(json.currentName())) {
+              return vectorListFromBytes(json, body);
+            }
+            json.nextToken();
+            json.skipChildren();
           }
+        } else {
+          json.skipChildren();
         }
-      } else {
-        body.skipChildren();
       }
     }
-    if (vectors == null) {
-      throw new IllegalStateException("no embeddings.float in the answer");
-    }
-    return vectors;
+    throw new IllegalStateException("no embeddings.float in the answer");
   }
 
   @Override

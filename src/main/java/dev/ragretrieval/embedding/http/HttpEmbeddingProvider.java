@@ -13,6 +13,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import dev.ragretrieval.tracing.Spans;
+import dev.ragretrieval.upstream.EventLoopLocal;
 import dev.ragretrieval.upstream.Upstream;
 import io.vertx.circuitbreaker.CircuitBreakerState;
 import io.vertx.core.Future;
@@ -30,7 +31,6 @@ import io.vertx.core.net.PemTrustOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -53,6 +53,8 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   private static final JsonFactory JSON = JsonFactory.builder().enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER).build();
   private static final CharSequence USER_AGENT = HttpHeaders.createOptimized("rag-retrieval");
   private static final CharSequence JSON_TYPE = HttpHeaders.createOptimized("application/json");
+  /** Each event loop's connections to the endpoint: calls on one loop wait for one of these. */
+  private static final int CONNECTIONS_PER_LOOP = 32;
 
   private final String name;
   private final String displayName;
@@ -69,9 +71,10 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   private final int maxTextsPerCall;
   /**
    * Vert.x's core client rather than WebClient: on the uncached path the embedding call was the
-   * largest cost, and a fifth of it was WebClient's per-request interceptor pipeline.
+   * largest cost, and a fifth of it was WebClient's per-request interceptor pipeline. One per
+   * event loop, so the answer is read on the loop that asked ({@link EventLoopLocal}).
    */
-  private final HttpClientAgent client;
+  private final EventLoopLocal<HttpClientAgent> clients;
   private final Upstream upstream;
 
   /**
@@ -97,7 +100,8 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     HttpClientOptions options = new HttpClientOptions().setKeepAlive(true).setVerifyHost(true);
     // a self-hosted endpoint behind a private CA; Cohere and OpenAI themselves need the JVM's store only
     config.caCert().ifPresent(cert -> options.setTrustOptions(new PemTrustOptions().addCertPath(cert.toString())));
-    this.client = vertx.createHttpClient(options, new PoolOptions().setHttp1MaxSize(32));
+    this.clients = new EventLoopLocal<>(() -> vertx.createHttpClient(new HttpClientOptions(options),
+        new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_LOOP)));
     this.upstream = new Upstream(vertx, metrics, Upstream.Kind.EMBEDDING, name, displayName,
         new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), config.circuit(),
         config.timeout());
@@ -113,10 +117,10 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   protected abstract JsonObject requestBody(List<String> texts, InputType inputType);
 
   /**
-   * The vectors of a 2xx body, in input order, read from a parser placed before the body's first
-   * token and left after its last; any exception means a malformed answer.
+   * The vectors of a 2xx body, in input order; any exception means a malformed answer. Read with
+   * {@link #parser} (and {@link #end}), or straight from the bytes where the numbers are.
    */
-  protected abstract List<float[]> vectors(JsonParser body) throws IOException;
+  protected abstract List<float[]> vectors(byte[] body) throws IOException;
 
   /** The upstream's own error text in an error body, or null. */
   protected abstract String errorMessage(JsonObject body);
@@ -153,8 +157,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   @Override
   public Future<Void> close() {
     upstream.close();
-    client.close();
-    return Future.succeededFuture();
+    return Future.join(clients.all().stream().map(HttpClientAgent::close).toList()).mapEmpty();
   }
 
   private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long budget) {
@@ -169,7 +172,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
         .setConnectTimeout(budget)
         .setIdleTimeout(budget);
     io.opentelemetry.context.Context attemptSpan = Spans.parent();
-    return client.request(options)
+    return clients.get().request(options)
         .compose(request -> Spans.within(attemptSpan, () -> {
           request.putHeader(HttpHeaders.CONTENT_TYPE, JSON_TYPE)
               .putHeader(HttpHeaders.ACCEPT, JSON_TYPE)
@@ -227,11 +230,8 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     }
     List<float[]> vectors;
     // streamed straight into float[]: no tree of boxed Doubles for a thousand numbers per text
-    try (JsonParser parser = JSON.createParser(body.getBytes())) {
-      vectors = vectors(parser);
-      if (parser.nextToken() != null) {
-        throw new IllegalStateException("trailing content after the JSON body");
-      }
+    try {
+      vectors = vectors(body.getBytes());
     } catch (RuntimeException | IOException malformed) {
       throw permanent(displayName + " answered with malformed JSON");
     }
@@ -279,24 +279,37 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     return ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, message);
   }
 
+  /** A parser placed before the first token of {@code body}. */
+  protected static JsonParser parser(byte[] body) throws IOException {
+    return JSON.createParser(body);
+  }
+
+  /** Checks that nothing follows the JSON value the parser has read. */
+  protected static void end(JsonParser parser) throws IOException {
+    if (parser.nextToken() != null) {
+      throw new IllegalStateException("trailing content after the JSON body");
+    }
+  }
+
+  /**
+   * Reads the array of vectors at the parser's next token ({@code [[n, ...], ...]}) from the bytes
+   * of {@code body} ({@link FloatArrays}); the parser is left inside it, so the caller reads nothing
+   * after it.
+   */
+  protected List<float[]> vectorListFromBytes(JsonParser parser, byte[] body) throws IOException {
+    next(parser, JsonToken.START_ARRAY);
+    long start = parser.currentTokenLocation().getByteOffset();
+    if (start < 0 || start >= body.length || body[(int) start] != '[') {
+      throw new IllegalStateException("the parser does not say where the vectors start");
+    }
+    return FloatArrays.read(body, (int) start, dimension);
+  }
+
   /** Moves to the next token and checks it is {@code expected}. */
   protected static void next(JsonParser parser, JsonToken expected) throws IOException {
     if (parser.nextToken() != expected) {
       throw new IllegalStateException("expected " + expected + ", found " + parser.currentToken());
     }
-  }
-
-  /**
-   * Reads the array of vectors at the parser's next token ({@code [[n, ...], ...]}); each number
-   * becomes the float the values of a parsed JSON tree gave ({@link JsonFloats}).
-   */
-  protected List<float[]> vectorList(JsonParser parser) throws IOException {
-    next(parser, JsonToken.START_ARRAY);
-    List<float[]> vectors = new ArrayList<>();
-    while (parser.nextToken() != JsonToken.END_ARRAY) {
-      vectors.add(floats(parser));
-    }
-    return vectors;
   }
 
   /** Reads one array of numbers, the parser on its START_ARRAY, into a float vector. */

@@ -41,9 +41,17 @@ public final class OpenAiProvider extends HttpEmbeddingProvider {
     return body;
   }
 
-  /** Reads {@code data[].index} and {@code data[].embedding}; model and usage are skipped unread. */
   @Override
-  protected List<float[]> vectors(JsonParser body) throws IOException {
+  protected List<float[]> vectors(byte[] body) throws IOException {
+    try (JsonParser json = parser(body)) {
+      List<float[]> vectors = data(json);
+      end(json);
+      return vectors;
+    }
+  }
+
+  /** Reads {@code data[].index} and {@code data[].embedding}; model and usage are skipped unread. */
+  private List<float[]> data(JsonParser body) throws IOException {
     next(body, JsonToken.START_OBJECT);
     List<Indexed> items = null;
     while (body.nextToken() == JsonToken.FIELD_NAME) {

@@ -1,6 +1,7 @@
 package dev.ragretrieval.search.qdrant;
 
 import dev.ragretrieval.upstream.Deadline;
+import dev.ragretrieval.upstream.EventLoopLocal;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.tracing.Spans;
@@ -46,7 +47,8 @@ final class QdrantChannel {
 
   private static final Logger LOG = LoggerFactory.getLogger(QdrantChannel.class);
 
-  private final GrpcClient client;
+  /** A client per event loop, so a call's HTTP/2 connection is on the caller's loop ({@link EventLoopLocal}). */
+  private final EventLoopLocal<GrpcClient> clients;
   private final QdrantEndpoints endpoints;
   private final Optional<String> apiKey;
 
@@ -75,7 +77,8 @@ final class QdrantChannel {
     GrpcClientOptions grpc = new GrpcClientOptions()
         .setScheduleDeadlineAutomatically(true)
         .setMaxMessageSize(MAX_MESSAGE_BYTES);
-    this.client = GrpcClient.client(vertx, grpc, http);
+    this.clients = new EventLoopLocal<>(() -> GrpcClient.client(vertx, new GrpcClientOptions(grpc),
+        new HttpClientOptions(http)));
     long probeMillis = Math.max(1, Math.min(timeoutMillis, PROBE_TIMEOUT_MS));
     endpoints.probeWith(server -> probe(server, probeMillis));
   }
@@ -120,7 +123,7 @@ final class QdrantChannel {
 
   /** A cheap call to one server: it succeeds when the server answers at all, even with an error status. */
   private Future<?> probe(SocketAddress server, long timeoutMillis) {
-    return client.request(server, VxCollectionsGrpcClient.List)
+    return clients.get().request(server, VxCollectionsGrpcClient.List)
         .compose(request -> {
           apiKey.ifPresent(key -> request.headers().set("api-key", key));
           request.timeout(timeoutMillis, TimeUnit.MILLISECONDS);
@@ -149,7 +152,7 @@ final class QdrantChannel {
     return Spans.around(parent, method.serviceName().fullyQualifiedName() + "/" + method.methodName(),
         SpanKind.CLIENT, span -> {
           describe(span, method, server, collection);
-          return client.request(server, method).compose(request -> {
+          return clients.get().request(server, method).compose(request -> {
             apiKey.ifPresent(key -> request.headers().set("api-key", key));
             Spans.inject(span, request.headers());
             request.timeout(budget, TimeUnit.MILLISECONDS);
@@ -198,7 +201,7 @@ final class QdrantChannel {
 
   Future<Void> close() {
     endpoints.close();
-    return client.close();
+    return Future.join(clients.all().stream().map(GrpcClient::close).toList()).mapEmpty();
   }
 
   /** A status becomes its error; anything else is left to {@link QdrantErrors#fromTransport}. */

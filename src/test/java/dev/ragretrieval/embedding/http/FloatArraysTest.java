@@ -1,0 +1,92 @@
+package dev.ragretrieval.embedding.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+@DisplayName("FloatArrays: vectors read from a JSON body's bytes are the floats the JDK's parse gives")
+class FloatArraysTest {
+
+  private static List<float[]> read(String json, int start, int dimension) {
+    return FloatArrays.read(json.getBytes(StandardCharsets.UTF_8), start, dimension);
+  }
+
+  private static void assertSameAsJdk(List<String> numbers) {
+    List<float[]> read = read("[[" + String.join(",", numbers) + "]]", 0, numbers.size());
+    assertThat(read).hasSize(1);
+    float[] vector = read.get(0);
+    assertThat(vector).hasSize(numbers.size());
+    for (int i = 0; i < vector.length; i++) {
+      float expected = (float) Double.parseDouble(numbers.get(i));
+      assertThat(Float.floatToRawIntBits(vector[i])).as(numbers.get(i))
+          .isEqualTo(Float.floatToRawIntBits(expected));
+    }
+  }
+
+  @Test
+  @DisplayName("the numbers Cohere prints: up to 9 significant digits, small ones with an exponent")
+  void cohereNumbers() {
+    assertSameAsJdk(List.of("-0.016679477", "0.04437256", "-1.2345678e-05", "3.4e-05", "1e-07", "0",
+        "-0", "0.0", "-0.0", "1", "-1", "0.5", "7.006492e-46", "1.17549435E-38", "3.4028235e+38", "10", "0.000"));
+  }
+
+  @Test
+  @DisplayName("every float printed shortest, in both exponent styles, and random decimals of up to 17 digits")
+  void randomNumbers() {
+    SplittableRandom random = new SplittableRandom(20);
+    List<String> numbers = new ArrayList<>();
+    for (int i = 0; i < 200_000; i++) {
+      float f = Float.intBitsToFloat(random.nextInt());
+      if (Float.isNaN(f) || Float.isInfinite(f)) {
+        continue;
+      }
+      numbers.add(Float.toString(f));
+      numbers.add(Float.toString(f).replace("E-", "e-0").replace("E", "e+"));
+      double d = (random.nextDouble() * 2 - 1) * Math.pow(10, random.nextInt(-12, 4));
+      numbers.add(String.format(Locale.ROOT, "%." + random.nextInt(1, 17) + "g", d));
+      numbers.add(Double.toString(d));
+    }
+    assertSameAsJdk(numbers);
+  }
+
+  @Test
+  @DisplayName("integers, long fractions and huge exponents take the JDK's own way")
+  void outsideTheFastPath() {
+    assertSameAsJdk(List.of("12345678901234567890", "0.12345678901234567890123", "1e300", "1e-300",
+        "123456789012345678e-30", "42", "-7", "100000000000000000000000", "1e99999999", "0e5"));
+  }
+
+  @Test
+  @DisplayName("several vectors with white space, read from where the array starts; what follows it is not read")
+  void severalVectorsInABody() {
+    String body = "{\"embeddings\":{\"float\": [ [0.5 , -1e-3]\n,\r\n\t[ 2 ,3.25 ] ] }, \"texts\": [\"a\"], not json";
+    List<float[]> vectors = read(body, body.indexOf('['), 2);
+    assertThat(vectors).hasSize(2);
+    assertThat(vectors.get(0)).containsExactly(0.5f, -0.001f);
+    assertThat(vectors.get(1)).containsExactly(2f, 3.25f);
+  }
+
+  @Test
+  @DisplayName("empty arrays, and vectors of another size than expected, are read as they are")
+  void sizesAsGiven() {
+    assertThat(read("[]", 0, 4)).isEmpty();
+    assertThat(read("[[]]", 0, 4).get(0)).isEmpty();
+    assertThat(read("[[1,2,3]]", 0, 2).get(0)).containsExactly(1f, 2f, 3f);
+  }
+
+  @Test
+  @DisplayName("anything but JSON numbers in arrays is malformed")
+  void malformed() {
+    for (String bad : List.of("[[01]]", "[[1.]]", "[[.5]]", "[[1e]]", "[[--1]]", "[[+1]]", "[[NaN]]", "[[1 2]]",
+        "[[1,]]", "[[1]", "[[1],]", "[[\"1\"]]", "[[1]x]", "[1]", "[[1.2.3]]", "[[1e+]]", "{[1]}", "[[-]]")) {
+      assertThatThrownBy(() -> read(bad, 0, 1)).as(bad).isInstanceOf(IllegalStateException.class);
+    }
+  }
+}
