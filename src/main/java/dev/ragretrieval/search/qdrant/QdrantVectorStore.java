@@ -291,21 +291,25 @@ public final class QdrantVectorStore implements VectorStore {
             .putMap(SPARSE, SparseVectorParams.newBuilder().setModifier(Modifier.Idf).build()))
         .putMetadata(AVG_LEN_KEY, QdrantPayloads.toValue(avgLen));
     CreateCollection laidOut = consistency.laidOut(create);
-    Future<?> chain = upstream.call("create_collection", deadline,
+    return upstream.call("create_collection", deadline,
             budget -> channel.call(VxCollectionsGrpcClient.Create, laidOut, budget, collection))
-        .compose(QdrantVectorStore::acknowledged);
-    for (String key : indexedKeys) {
-      CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder()
-          .setCollectionName(collection)
-          .setFieldName(key)
-          .setFieldType(FieldType.FieldTypeKeyword)
-          .setWait(true)
-          .setOrdering(consistency.ordering())
-          .build();
-      chain = chain.compose(done -> upstream.call("create_collection", deadline,
-          budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection)));
-    }
-    return chain.mapEmpty();
+        .compose(QdrantVectorStore::acknowledged)
+        // the payload indexes are independent: asked for at once, the first ingest's writes wait
+        // for the slowest of them instead of their sum
+        .compose(created -> Future.all(indexedKeys.stream().map(key -> createIndex(collection, key, deadline)).toList()))
+        .mapEmpty();
+  }
+
+  private Future<?> createIndex(String collection, String key, Deadline deadline) {
+    CreateFieldIndexCollection index = CreateFieldIndexCollection.newBuilder()
+        .setCollectionName(collection)
+        .setFieldName(key)
+        .setFieldType(FieldType.FieldTypeKeyword)
+        .setWait(true)
+        .setOrdering(consistency.ordering())
+        .build();
+    return upstream.call("create_collection", deadline,
+        budget -> channel.call(VxPointsGrpcClient.CreateFieldIndex, index, budget, collection));
   }
 
   @Override
