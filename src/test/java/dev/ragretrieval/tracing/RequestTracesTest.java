@@ -246,6 +246,7 @@ class RequestTracesTest {
     assertThat(retrieve(second, body).statusCode()).isEqualTo(200);
 
     List<SpanData> spans = trace(second, "/v1/retrieve");
+    System.out.println("result-cache hit:\n" + TraceRecorder.tree(spans));
     assertTree(spans, second);
     assertThat(one(spans, "result cache").getAttributes().get(Spans.CACHE_HIT)).isTrue();
     assertThat(TraceRecorder.named(spans, "embed")).isEmpty();
