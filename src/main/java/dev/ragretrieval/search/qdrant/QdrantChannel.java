@@ -145,10 +145,12 @@ final class QdrantChannel {
   private <Req, Resp> Future<Resp> attempt(io.opentelemetry.context.Context parent, SocketAddress server,
       ServiceMethod<Resp, Req> method, Req message,
       Deadline callDeadline, String collection, boolean mayResend) {
-    long budget = callDeadline.remainingMillis();
-    if (budget <= 0) {
+    if (callDeadline.expired()) {
       return Future.failedFuture(QdrantErrors.timeout());
     }
+    // rounded up: a timer of the rounded-down millis can fire just before the deadline, and the
+    // call it cancels would then read as a lost connection (CONNECTION_ERROR) instead of TIMEOUT
+    long budget = Math.floorDiv(callDeadline.remainingNanos() + 999_999L, 1_000_000L);
     return Spans.around(parent, method.serviceName().fullyQualifiedName() + "/" + method.methodName(),
         SpanKind.CLIENT, span -> {
           describe(span, method, server, collection);
