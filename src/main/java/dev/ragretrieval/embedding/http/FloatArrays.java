@@ -17,10 +17,7 @@ import java.util.List;
  */
 final class FloatArrays {
 
-  private static final double[] POWERS_OF_TEN = {
-      1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  private static final int MAX_DIGITS = 15;
+  private static final int MAX_DIGITS = JsonFloats.MAX_DIGITS;
 
   private final byte[] json;
   private int at;
@@ -144,16 +141,8 @@ final class FloatArrays {
       }
       scale += down ? -exponent : exponent;
     }
-    double value;
-    if (!exact) {
-      return (float) Double.parseDouble(new String(json, start, at - start, StandardCharsets.ISO_8859_1));
-    } else if (digits == 0) {
-      value = 0;
-    } else if (scale >= 0 && scale < POWERS_OF_TEN.length) {
-      value = digits * POWERS_OF_TEN[scale];
-    } else if (scale < 0 && -scale < POWERS_OF_TEN.length) {
-      value = digits / POWERS_OF_TEN[-scale];
-    } else {
+    double value = exact ? JsonFloats.exact(digits, scale) : Double.NaN;
+    if (Double.isNaN(value)) {
       return (float) Double.parseDouble(new String(json, start, at - start, StandardCharsets.ISO_8859_1));
     }
     return (float) (negative ? -value : value);

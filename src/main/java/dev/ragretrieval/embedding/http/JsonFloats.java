@@ -17,7 +17,7 @@ final class JsonFloats {
   private static final double[] POWERS_OF_TEN = {
       1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-  private static final int MAX_DIGITS = 15;
+  static final int MAX_DIGITS = 15;
 
   private JsonFloats() {}
 
@@ -71,16 +71,26 @@ final class JsonFloats {
       }
       scale += down ? -exponent : exponent;
     }
-    double value;
-    if (digits == 0) {
-      value = 0;
-    } else if (scale >= 0 && scale < POWERS_OF_TEN.length) {
-      value = digits * POWERS_OF_TEN[scale];
-    } else if (scale < 0 && -scale < POWERS_OF_TEN.length) {
-      value = digits / POWERS_OF_TEN[-scale];
-    } else {
+    double value = exact(digits, scale);
+    if (Double.isNaN(value)) {
       return (float) parser.getDoubleValue();
     }
     return (float) (negative ? -value : value);
+  }
+
+  /**
+   * {@code digits} (at most {@link #MAX_DIGITS} of them) times ten to the {@code scale}, rounded
+   * once, where both are exact doubles; NaN outside that fast path, where the caller parses the
+   * number's text itself. {@link FloatArrays} shares it.
+   */
+  static double exact(long digits, int scale) {
+    if (digits == 0) {
+      return 0;
+    } else if (scale >= 0 && scale < POWERS_OF_TEN.length) {
+      return digits * POWERS_OF_TEN[scale];
+    } else if (scale < 0 && -scale < POWERS_OF_TEN.length) {
+      return digits / POWERS_OF_TEN[-scale];
+    }
+    return Double.NaN;
   }
 }
