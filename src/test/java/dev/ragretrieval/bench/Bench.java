@@ -371,11 +371,12 @@ public final class Bench {
       realisticRow("repeated questions", 64, false, service, peer, loopRows);
       realisticRow("repeated questions", 256, false, service, peer, loopRows);
       realisticRows.add("");
-      realisticRows.add("CPU per request by thread, ms: each Vert.x event loop of the service on its own (by thread id),"
-          + " then the other pools; the peer's five largest pools.");
+      realisticRows.add("CPU per request, ms: the kernel's part (stime) of each process; by thread, each Vert.x event loop"
+          + " of the service on its own (by thread id), then the other pools; the peer's five largest pools.");
       realisticRows.add("");
-      realisticRows.add("| workload | clients | service event loops | service, other pools | peer pools |");
-      realisticRows.add("|---|---|---|---|---|");
+      realisticRows.add("| workload | clients | service kernel | peer kernel | service event loops | service, other pools"
+          + " | peer pools |");
+      realisticRows.add("|---|---|---|---|---|---|---|");
       realisticRows.addAll(loopRows);
       if (profile != null) {
         measure(service, SERVICE_PORT);
@@ -440,8 +441,9 @@ public final class Bench {
         goal);
     realisticRows.add(row);
     System.out.println(row);
-    loopRows.add(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s |", name, clients, ours.eventLoops(),
-        ours.otherPools(), theirs == null ? "" : theirs.pools()));
+    loopRows.add(String.format(Locale.ROOT, "| %s | %d | %.3f | %s | %s | %s | %s |", name, clients,
+        ours.systemMsPerRequest(), theirs == null ? "" : String.format(Locale.ROOT, "%.3f", theirs.systemMsPerRequest()),
+        ours.eventLoops(), ours.otherPools(), theirs == null ? "" : theirs.pools()));
   }
 
   /** The next loads go to {@code process} on {@code port}, and its CPU is what they measure. */
@@ -558,10 +560,11 @@ public final class Bench {
     long completed = latencies.size() - answeredBefore;
     double cpuMs = (cpuAfter[0] - cpuBefore[0]) * 1000.0 / ticksPerSecond;
     double loopMs = (cpuAfter[1] - cpuBefore[1]) * 1000.0 / ticksPerSecond;
+    double systemMs = (cpuAfter[3] - cpuBefore[3]) * 1000.0 / ticksPerSecond;
     long calls = countsAfter.getLong("calls", 0L) - countsBefore.getLong("calls", 0L);
     long inputs = countsAfter.getLong("inputs", 0L) - countsBefore.getLong("inputs", 0L);
     return new Result(concurrency, completed, failures.get(), seconds, latencies.percentile(0.5),
-        latencies.percentile(0.99), cpuMs, loopMs, rssMb(), calls, inputs, poolMs(poolsBefore, poolsAfter));
+        latencies.percentile(0.99), cpuMs, loopMs, systemMs, rssMb(), calls, inputs, poolMs(poolsBefore, poolsAfter));
   }
 
   private void next(LongFunction<Future<Integer>> request, long end, AtomicLong sent, Latencies latencies,
@@ -603,8 +606,8 @@ public final class Bench {
         }
       }
     }
-    return new long[] {ticks(Files.readString(Path.of("/proc", String.valueOf(measured.pid()), "stat"))), requestThreads,
-        compiler};
+    String process = Files.readString(Path.of("/proc", String.valueOf(measured.pid()), "stat"));
+    return new long[] {ticks(process), requestThreads, compiler, systemTicks(process)};
   }
 
   /**
@@ -643,9 +646,18 @@ public final class Bench {
   }
 
   private static long ticks(String stat) {
-    // the command name (field 2) may hold spaces; fields after it start past the last ')'
-    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+    String[] fields = statFields(stat);
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+  }
+
+  /** stime alone: the kernel's share (system calls, the loopback TCP stack) of {@link #ticks}. */
+  private static long systemTicks(String stat) {
+    return Long.parseLong(statFields(stat)[12]);
+  }
+
+  private static String[] statFields(String stat) {
+    // the command name (field 2) may hold spaces; fields after it start past the last ')'
+    return stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
   }
 
   private double rssMb() throws IOException {
@@ -834,7 +846,7 @@ public final class Bench {
 
   /** One phase: completed and failed requests, latency in ms, the service's CPU ms over the phase. */
   private record Result(int clients, long completed, long failed, double seconds, double p50, double p99,
-      double cpuMs, double loopMs, double rssMb, long embedCalls, long embedInputs, Map<String, Double> poolMs) {
+      double cpuMs, double loopMs, double systemMs, double rssMb, long embedCalls, long embedInputs, Map<String, Double> poolMs) {
 
     /** The five pools that used the most CPU, in ms per request. */
     String pools() {
@@ -871,6 +883,11 @@ public final class Bench {
       return completed == 0 ? 0 : cpuMs / completed;
     }
 
+    /** The kernel's part of {@link #cpuMsPerRequest}. */
+    double systemMsPerRequest() {
+      return completed == 0 ? 0 : systemMs / completed;
+    }
+
     double loopMsPerRequest() {
       return completed == 0 ? 0 : loopMs / completed;
     }
@@ -887,13 +904,13 @@ public final class Bench {
       Map<String, Double> pools = new TreeMap<>(earlier.poolMs);
       poolMs.forEach((pool, ms) -> pools.merge(pool, ms, Double::sum));
       return new Result(clients, earlier.completed + completed, earlier.failed + failed, earlier.seconds + seconds,
-          p50, p99, earlier.cpuMs + cpuMs, earlier.loopMs + loopMs, rssMb, earlier.embedCalls + embedCalls,
+          p50, p99, earlier.cpuMs + cpuMs, earlier.loopMs + loopMs, earlier.systemMs + systemMs, rssMb, earlier.embedCalls + embedCalls,
           earlier.embedInputs + embedInputs, pools);
     }
 
     /** The same phase counted in questions ({@code n} per batch request). */
     Result times(int n) {
-      return new Result(clients, completed * n, failed * n, seconds, p50, p99, cpuMs, loopMs, rssMb, embedCalls,
+      return new Result(clients, completed * n, failed * n, seconds, p50, p99, cpuMs, loopMs, systemMs, rssMb, embedCalls,
           embedInputs, poolMs);
     }
   }
