@@ -4,6 +4,8 @@ import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.tracing.Spans;
+import dev.ragretrieval.upstream.Coalescer;
+import dev.ragretrieval.upstream.Deadline;
 import io.opentelemetry.api.trace.Span;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
@@ -31,7 +33,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Query vectors (SEARCH_QUERY) are kept in a bounded {@link QueryCache}: chatbots ask the same
  * questions again and again, and each miss costs an upstream call. Identical questions that arrive
- * together share one call. Document vectors are never cached: ingestion embeds each text once.
+ * together share one call, and the questions missed in one turn of the event loop go upstream in
+ * one call ({@link Coalescer}). Document vectors are never cached: ingestion embeds each text once.
  *
  * <p>The provider stays the deployer's: undeploying does not close it.
  */
@@ -48,6 +51,9 @@ public final class EmbeddingVerticle extends VerticleBase {
   /** Query vectors on their way, by {@link QueryKey}: the same question asked meanwhile joins the call. */
   private final Map<String, Future<float[]>> inFlight;
   private final EmbeddingLanes lanes;
+  /** Questions missing from the cache in one turn of the event loop go upstream in one call. */
+  private final Coalescer<EmbedRequest, EmbedResponse> questions =
+      new Coalescer<>(this::embed, this::embedTogether, Coalescer::permanentRefusal);
   private MessageConsumer<Object> consumer;
   private MessageConsumer<Object> laneConsumer;
 
@@ -172,7 +178,7 @@ public final class EmbeddingVerticle extends VerticleBase {
       Span.current().setAttribute(Spans.CACHE_HITS, (long) (texts.size() - vectors.stream().filter(v -> v == null).count()));
     }
     if (!freshTexts.isEmpty()) {
-      Future<EmbedResponse> call = embed(new EmbedRequest(List.copyOf(freshTexts), request.inputType(),
+      Future<EmbedResponse> call = questions.call(new EmbedRequest(List.copyOf(freshTexts), request.inputType(),
           request.deadline()));
       Map<String, Future<float[]>> sent = new LinkedHashMap<>();
       fresh.forEach((key, slot) -> {
@@ -212,6 +218,26 @@ public final class EmbeddingVerticle extends VerticleBase {
     }
     return Future.all(running)
         .map(all -> new EmbedResponse(Arrays.asList(vectors), provider.model(), provider.dimension()));
+  }
+
+  /** Several requests' texts in one request (cut into calls as any other); each gets its own vectors back. */
+  private Future<List<EmbedResponse>> embedTogether(List<EmbedRequest> requests) {
+    List<String> texts = new ArrayList<>();
+    Deadline deadline = requests.get(0).deadline();
+    for (EmbedRequest request : requests) {
+      texts.addAll(request.texts());
+      deadline = deadline.max(request.deadline());
+    }
+    return embed(new EmbedRequest(texts, requests.get(0).inputType(), deadline)).map(all -> {
+      List<EmbedResponse> each = new ArrayList<>(requests.size());
+      int from = 0;
+      for (EmbedRequest request : requests) {
+        int to = from + request.texts().size();
+        each.add(new EmbedResponse(all.vectors().subList(from, to), all.model(), all.dimension()));
+        from = to;
+      }
+      return each;
+    });
   }
 
   /** Runs batches lane, lane+lanes, ... one after another; stops early once any batch failed. */

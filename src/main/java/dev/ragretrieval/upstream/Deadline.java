@@ -47,6 +47,11 @@ public record Deadline(long nanos) {
     return other.nanos - nanos < 0 ? other : this;
   }
 
+  /** The later of the two: a call made for several requests may run until the last one's deadline. */
+  public Deadline max(Deadline other) {
+    return other.nanos - nanos > 0 ? other : this;
+  }
+
   /** The TIMEOUT answer when the deadline passed while {@code upstream} ("Qdrant", "Cohere", ...) had the request. */
   public ServiceException timeout(String upstream) {
     return new ServiceException(ErrorCode.TIMEOUT, "the request deadline passed before " + upstream + " answered");

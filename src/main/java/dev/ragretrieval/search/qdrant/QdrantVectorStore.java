@@ -1,5 +1,6 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.upstream.Coalescer;
 import dev.ragretrieval.upstream.Deadline;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ErrorCode;
@@ -114,6 +115,8 @@ public final class QdrantVectorStore implements VectorStore {
   private final Map<String, Boolean> sparseVectors = new ConcurrentHashMap<>();
   /** collection -> its BM25 document options (empty: Qdrant's defaults; filled with vectorNames) */
   private final Map<String, Map<String, io.qdrant.client.grpc.JsonWithInt.Value>> bm25Options = new ConcurrentHashMap<>();
+  private final Coalescer<SearchRequest, List<ScoredPoint>> searches =
+      new Coalescer<>(this::searchAlone, this::searchBatch, Coalescer::permanentRefusal);
 
   /** Uses {@link #retryPolicy} and Vert.x's resolver. */
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, RagMetrics metrics) {
@@ -140,8 +143,13 @@ public final class QdrantVectorStore implements VectorStore {
     return new Retry.Policy(config.maxAttempts(), Duration.ofMillis(100), Duration.ofSeconds(2));
   }
 
+  /** One turn of an event loop's searches go to Qdrant as one QueryBatch (see {@link Coalescer}). */
   @Override
   public Future<List<ScoredPoint>> search(SearchRequest request) {
+    return searches.call(request);
+  }
+
+  private Future<List<ScoredPoint>> searchAlone(SearchRequest request) {
     Deadline deadline = request.deadline();
     return vectorName(request.collection(), "search", deadline)
         .compose(using -> {

@@ -117,6 +117,29 @@ class RealQdrantStoreTest {
         .isEqualTo(ErrorCode.UPSTREAM_ERROR);
   }
 
+  @Test
+  @DisplayName("real Qdrant: searches of one event-loop turn go as one QueryBatch: each gets its own exact answer,"
+      + " and a bad one (missing collection, wrong vector size) fails alone")
+  void oneTurnsSearchesTogether() {
+    float[] first = randomVector(random, DIM);
+    float[] second = randomVector(random, DIM);
+    Map<String, List<Object>> simulation = Map.of("chapter", List.of("module-2-simulation"));
+    io.vertx.core.Promise<List<io.vertx.core.Future<List<ScoredPoint>>>> asked = io.vertx.core.Promise.promise();
+    vertx.getOrCreateContext().runOnContext(turn -> asked.complete(List.of(
+        store.search(request(first, 10, Map.of())),
+        store.search(request(second, 7, simulation)),
+        store.search(new SearchRequest("absent", randomVector(random, DIM), 5, -1f, Map.of(),
+            Deadline.in(Duration.ofSeconds(10)))),
+        store.search(request(randomVector(random, DIM + 1), 5, Map.of())))));
+    List<io.vertx.core.Future<List<ScoredPoint>>> answers = await(asked.future());
+
+    assertThat(await(answers.get(0))).extracting(ScoredPoint::id).containsExactlyElementsOf(topK(first, 10, id -> true));
+    assertThat(await(answers.get(1))).extracting(ScoredPoint::id).containsExactlyElementsOf(
+        topK(second, 7, id -> payloads.get(id).getString("chapter").equals("module-2-simulation")));
+    assertThat(failure(answers.get(2)).code()).isEqualTo(ErrorCode.COLLECTION_NOT_FOUND);
+    assertThat(failure(answers.get(3)).code()).isEqualTo(ErrorCode.UPSTREAM_ERROR);
+  }
+
   private static SearchRequest request(float[] vector, int limit, Map<String, List<Object>> filter) {
     return new SearchRequest("docs", vector, limit, -1f, filter, Deadline.in(Duration.ofSeconds(10)));
   }

@@ -1,0 +1,113 @@
+package dev.ragretrieval.retrieval;
+
+import static dev.ragretrieval.testing.Await.await;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ragretrieval.testing.TestStack;
+import dev.ragretrieval.upstream.Deadline;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * New questions that reach an event loop together (the requests read in one pass over its
+ * connections) share one Cohere call and one Qdrant QueryBatch, and each gets the answer it would
+ * have had alone.
+ */
+@ExtendWith(VertxExtension.class)
+@DisplayName("Questions of one event-loop turn: one embedding call, one search call, each its own answer")
+class CoalescedRetrievalTest {
+
+  private static final List<String> QUESTIONS = List.of(
+      "how do ROS 2 nodes talk over topics",
+      "what does Gazebo simulate for robots",
+      "how does SLAM build a map",
+      "what do vision language action models map");
+
+  private TestStack stack;
+
+  @BeforeEach
+  void start(Vertx vertx) {
+    // the result cache would answer the second asking without any call: this is about the calls
+    stack = await(TestStack.start(vertx, Map.of("RAG_RESULT_CACHE_TTL_MS", "0")));
+  }
+
+  @AfterEach
+  void stop() {
+    await(stack.close());
+  }
+
+  @Test
+  @DisplayName("four new questions in one turn: one Cohere call of four texts, one QueryBatch of four queries")
+  void oneTurn(Vertx vertx) {
+    RetrievalService service = stack.app.retrieval();
+    // a first question learns the collection's layout (its own calls), so the turn below is the questions alone
+    await(service.retrieve(request(service, "warm up"), "q0", deadline()));
+    stack.cohere.reset();
+    int queriesBefore = stack.qdrant.callCount("Query");
+    int batchesBefore = stack.qdrant.callCount("QueryBatch");
+
+    Promise<List<Future<RetrievalResult>>> asked = Promise.promise();
+    vertx.getOrCreateContext().runOnContext(turn -> {
+      List<Future<RetrievalResult>> answers = new ArrayList<>();
+      for (int i = 0; i < QUESTIONS.size(); i++) {
+        answers.add(service.retrieve(request(service, QUESTIONS.get(i)), "q" + (i + 1), deadline()));
+      }
+      asked.complete(answers);
+    });
+    List<Future<RetrievalResult>> answers = await(asked.future());
+
+    for (int i = 0; i < QUESTIONS.size(); i++) {
+      RetrievalResult result = await(answers.get(i));
+      assertThat(result.queryId()).isEqualTo("q" + (i + 1));
+      assertThat(result.query()).isEqualTo(QUESTIONS.get(i));
+      assertThat(result.results()).extracting(RetrievedChunk::id)
+          .containsExactlyElementsOf(expectedIds(QUESTIONS.get(i)));
+    }
+    assertThat(stack.cohere.callCount()).isEqualTo(1);
+    assertThat(stack.cohere.inputCount()).isEqualTo(QUESTIONS.size());
+    assertThat(stack.qdrant.callCount("QueryBatch") - batchesBefore).isEqualTo(1);
+    assertThat(stack.qdrant.callCount("Query") - queriesBefore).isZero();
+  }
+
+  @Test
+  @DisplayName("questions of different turns are not held back: each makes its own calls")
+  void separateTurns() {
+    RetrievalService service = stack.app.retrieval();
+    await(service.retrieve(request(service, "warm up"), "q0", deadline()));
+    stack.cohere.reset();
+    int queriesBefore = stack.qdrant.callCount("Query");
+    int batchesBefore = stack.qdrant.callCount("QueryBatch");
+
+    for (String question : QUESTIONS.subList(0, 2)) {
+      assertThat(await(service.retrieve(request(service, question), "q", deadline())).results())
+          .extracting(RetrievedChunk::id).containsExactlyElementsOf(expectedIds(question));
+    }
+    assertThat(stack.cohere.callCount()).isEqualTo(2);
+    assertThat(stack.qdrant.callCount("Query") - queriesBefore).isEqualTo(2);
+    assertThat(stack.qdrant.callCount("QueryBatch") - batchesBefore).isZero();
+  }
+
+  private static RetrievalRequest request(RetrievalService service, String question) {
+    return service.parser().parse(new JsonObject().put("query", question).put("top_k", 3).put("score_threshold", 0));
+  }
+
+  private static Deadline deadline() {
+    return Deadline.in(Duration.ofSeconds(10));
+  }
+
+  private List<String> expectedIds(String question) {
+    return TestStack.bruteForce(question, 3, 0).stream().map(hit -> stack.ids.get(hit.getKey())).toList();
+  }
+}
