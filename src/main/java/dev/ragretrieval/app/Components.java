@@ -106,7 +106,8 @@ public final class Components {
           provider = created;
           queryCache = QueryCache.of(config.embedding().queryCacheSize(), created, metrics);
           // one verticle per event loop: a request's embedding stays on the loop that serves it
-          return EmbeddingVerticle.deployPerEventLoop(vertx, created, queryCache, lanes);
+          return EmbeddingVerticle.deployPerEventLoop(vertx, created, queryCache, lanes,
+              config.retrieval().coalesceWindow());
         })
         .map(id -> {
           embeddingDeployment = id;

@@ -314,17 +314,21 @@ public record AppConfig(
       boolean hybridByDefault,
       Rerank rerank,
       Fusion fusion,
-      Duration resultCacheTtl) {
+      Duration resultCacheTtl,
+      Duration coalesceWindow) {
 
     /** The result cache's TTL when none is set (RAG_RESULT_CACHE_TTL_MS). */
     public static final Duration DEFAULT_RESULT_CACHE_TTL = Duration.ofSeconds(10);
+    /** How long a question may wait to share an upstream call when none is set (RAG_COALESCE_WINDOW_MS). */
+    public static final Duration DEFAULT_COALESCE_WINDOW = Duration.ofMillis(2);
 
-    /** With the default result cache. */
+    /** With the default result cache and coalescing window. */
     public Retrieval(int maxQueryChars, int defaultTopK, int maxTopK, boolean clampTopK, double defaultScoreThreshold,
         int maxContextChars, int maxBatchQueries, int maxTextChars, List<String> filterKeys,
         Map<String, List<String>> payloadKeys, boolean hybridByDefault, Rerank rerank, Fusion fusion) {
       this(maxQueryChars, defaultTopK, maxTopK, clampTopK, defaultScoreThreshold, maxContextChars, maxBatchQueries,
-          maxTextChars, filterKeys, payloadKeys, hybridByDefault, rerank, fusion, DEFAULT_RESULT_CACHE_TTL);
+          maxTextChars, filterKeys, payloadKeys, hybridByDefault, rerank, fusion, DEFAULT_RESULT_CACHE_TTL,
+          DEFAULT_COALESCE_WINDOW);
     }
 
     /** With the default fusion. */

@@ -208,7 +208,8 @@ public final class ConfigLoader {
             v.number(Settings.FUSION_DENSE_WEIGHT),
             v.number(Settings.FUSION_KEYWORD_WEIGHT),
             v.integer(Settings.FUSION_CANDIDATES)),
-        Duration.ofMillis(v.integer(Settings.RESULT_CACHE_TTL)));
+        Duration.ofMillis(v.integer(Settings.RESULT_CACHE_TTL)),
+        Duration.ofMillis(v.integer(Settings.COALESCE_WINDOW)));
     if (retrievalConfig.fusion().denseWeight() + retrievalConfig.fusion().keywordWeight() == 0) {
       throw new ConfigException("RAG_FUSION_DENSE_WEIGHT and RAG_FUSION_KEYWORD_WEIGHT cannot both be 0");
     }

@@ -15,6 +15,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.Message;
 import io.vertx.core.eventbus.MessageConsumer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -52,18 +53,18 @@ public final class EmbeddingVerticle extends VerticleBase {
   private final Map<String, Future<float[]>> inFlight;
   private final EmbeddingLanes lanes;
   /** Questions missing from the cache in one turn of the event loop go upstream in one call. */
-  private final Coalescer<EmbedRequest, EmbedResponse> questions =
-      new Coalescer<>(this::embed, this::embedTogether, Coalescer::permanentRefusal);
+  private final Coalescer<EmbedRequest, EmbedResponse> questions;
   private MessageConsumer<Object> consumer;
   private MessageConsumer<Object> laneConsumer;
 
   /** {@code queryCache} is filled here; give the same one to the {@link EmbeddingClient}s. */
   public EmbeddingVerticle(EmbeddingProvider provider, QueryCache queryCache) {
-    this(provider, queryCache, new ConcurrentHashMap<>(), EmbeddingLanes.none());
+    this(provider, queryCache, new ConcurrentHashMap<>(), EmbeddingLanes.none(), Duration.ZERO);
   }
 
   private EmbeddingVerticle(EmbeddingProvider provider, QueryCache queryCache, Map<String, Future<float[]>> inFlight,
-      EmbeddingLanes lanes) {
+      EmbeddingLanes lanes, Duration coalesceWindow) {
+    this.questions = new Coalescer<>(this::embed, this::embedTogether, Coalescer::permanentRefusal, coalesceWindow);
     this.provider = Objects.requireNonNull(provider, "provider");
     this.queryCache = Objects.requireNonNull(queryCache, "queryCache");
     this.inFlight = inFlight;
@@ -91,12 +92,13 @@ public final class EmbeddingVerticle extends VerticleBase {
    * loops in turn, so each loop gets one. All serve {@link #ADDRESS} and share {@code queryCache}
    * and the calls in flight; each also serves its own loop's callers on a lane of {@code lanes},
    * which an {@link EmbeddingClient} given the same lanes asks. A loop left without an instance
-   * (a larger pool) asks the shared address. Returns the deployment id.
+   * (a larger pool) asks the shared address. Under load a question waits up to {@code coalesceWindow}
+   * to share an upstream call (RAG_COALESCE_WINDOW_MS). Returns the deployment id.
    */
   public static Future<String> deployPerEventLoop(Vertx vertx, EmbeddingProvider provider, QueryCache queryCache,
-      EmbeddingLanes lanes) {
+      EmbeddingLanes lanes, Duration coalesceWindow) {
     Map<String, Future<float[]>> inFlight = new ConcurrentHashMap<>();
-    return vertx.deployVerticle(() -> new EmbeddingVerticle(provider, queryCache, inFlight, lanes),
+    return vertx.deployVerticle(() -> new EmbeddingVerticle(provider, queryCache, inFlight, lanes, coalesceWindow),
         new DeploymentOptions().setInstances(VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE));
   }
 

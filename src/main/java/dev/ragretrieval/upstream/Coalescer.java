@@ -7,6 +7,7 @@ import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -19,7 +20,8 @@ import java.util.function.Predicate;
  * to 96 texts, Qdrant's QueryBatch), and what a call costs here (HTTP and gRPC framing, headers,
  * system calls, the retry and circuit machinery) is mostly per call, not per input. A call is
  * only queued until the end of the current turn (a task after those already queued), so a lone
- * request waits for nothing, and one turn's calls go out together.
+ * request waits for nothing, and one turn's calls go out together. While a call of the same loop
+ * is already out (the loop is under load), a new input waits up to a short window for others.
  *
  * <p>A turn with one call makes it {@link #alone} exactly as without this class. A combined call
  * that fails in a way one input could have caused ({@code separable}: a permanent refusal) is
@@ -35,18 +37,22 @@ public final class Coalescer<I, O> {
   private final Function<I, Future<O>> alone;
   private final Function<List<I>, Future<List<O>>> together;
   private final Predicate<ServiceException> separable;
+  private final long windowMillis;
   private final EventLoopLocal<Turn<I, O>> turns = new EventLoopLocal<>(Turn::new);
 
   /**
    * @param alone one input's call
    * @param together the call for two or more inputs; its answers in input order
    * @param separable failures of a combined call to retry input by input
+   * @param window how long an input may wait for others while a call of this loop is in flight
+   *     (RAG_COALESCE_WINDOW_MS); zero: only the current turn's inputs go together
    */
   public Coalescer(Function<I, Future<O>> alone, Function<List<I>, Future<List<O>>> together,
-      Predicate<ServiceException> separable) {
+      Predicate<ServiceException> separable, Duration window) {
     this.alone = alone;
     this.together = together;
     this.separable = separable;
+    this.windowMillis = window.toMillis();
   }
 
   /**
@@ -66,7 +72,12 @@ public final class Coalescer<I, O> {
     Turn<I, O> turn = turns.get();
     Promise<O> answer = Promise.promise();
     if (turn.waiting.isEmpty()) {
-      context.runOnContext(ignored -> flush(turn));
+      // under load (a call already out) waiting a little gathers more; a lone caller waits for nothing
+      if (windowMillis > 0 && turn.inFlight > 0) {
+        context.owner().setTimer(windowMillis, ignored -> flush(turn));
+      } else {
+        context.runOnContext(ignored -> flush(turn));
+      }
     }
     turn.waiting.add(new Waiting<>(input, answer));
     return answer.future();
@@ -75,9 +86,13 @@ public final class Coalescer<I, O> {
   private void flush(Turn<I, O> turn) {
     List<Waiting<I, O>> batch = turn.waiting;
     turn.waiting = new ArrayList<>();
+    turn.inFlight++;
     if (batch.size() == 1) {
       Waiting<I, O> only = batch.get(0);
-      safely(alone, only.input).onComplete(only.answer);
+      safely(alone, only.input).onComplete(done -> {
+        turn.inFlight--;
+        only.answer.handle(done);
+      });
       return;
     }
     List<I> inputs = new ArrayList<>(batch.size());
@@ -85,6 +100,7 @@ public final class Coalescer<I, O> {
       inputs.add(waiting.input);
     }
     safely(together, inputs).onComplete(done -> {
+      turn.inFlight--;
       if (done.succeeded() && done.result().size() == batch.size()) {
         for (int i = 0; i < batch.size(); i++) {
           batch.get(i).answer.complete(done.result().get(i));
@@ -115,8 +131,12 @@ public final class Coalescer<I, O> {
 
   private record Waiting<I, O>(I input, Promise<O> answer) {}
 
-  /** One event loop's calls of the current turn; touched only on that loop. */
+  /**
+   * One event loop's waiting inputs and its calls in flight; touched only on that loop (a call's
+   * answer is read on the loop that made it).
+   */
   private static final class Turn<I, O> {
     List<Waiting<I, O>> waiting = new ArrayList<>();
+    int inFlight;
   }
 }

@@ -371,12 +371,13 @@ public final class Bench {
       realisticRow("repeated questions", 64, false, service, peer, loopRows);
       realisticRow("repeated questions", 256, false, service, peer, loopRows);
       realisticRows.add("");
-      realisticRows.add("CPU per request, ms: the kernel's part (stime) of each process; by thread, each Vert.x event loop"
-          + " of the service on its own (by thread id), then the other pools; the peer's five largest pools.");
+      realisticRows.add("Texts per Cohere call of the service (questions of one event-loop turn share a call). CPU per"
+          + " request, ms: the kernel's part (stime) of each process; by thread, each Vert.x event loop of the service on"
+          + " its own (by thread id), then the other pools; the peer's five largest pools.");
       realisticRows.add("");
-      realisticRows.add("| workload | clients | service kernel | peer kernel | service event loops | service, other pools"
-          + " | peer pools |");
-      realisticRows.add("|---|---|---|---|---|---|---|");
+      realisticRows.add("| workload | clients | service texts per Cohere call | service kernel | peer kernel"
+          + " | service event loops | service, other pools | peer pools |");
+      realisticRows.add("|---|---|---|---|---|---|---|---|");
       realisticRows.addAll(loopRows);
       if (profile != null) {
         measure(service, SERVICE_PORT);
@@ -441,7 +442,8 @@ public final class Bench {
         goal);
     realisticRows.add(row);
     System.out.println(row);
-    loopRows.add(String.format(Locale.ROOT, "| %s | %d | %.3f | %s | %s | %s | %s |", name, clients,
+    loopRows.add(String.format(Locale.ROOT, "| %s | %d | %s | %.3f | %s | %s | %s | %s |", name, clients,
+        ours.embedCalls() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (double) ours.embedInputs() / ours.embedCalls()),
         ours.systemMsPerRequest(), theirs == null ? "" : String.format(Locale.ROOT, "%.3f", theirs.systemMsPerRequest()),
         ours.eventLoops(), ours.otherPools(), theirs == null ? "" : theirs.pools()));
   }

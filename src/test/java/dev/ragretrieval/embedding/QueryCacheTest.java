@@ -199,7 +199,9 @@ class QueryCacheTest {
       }
       asked.add(embed(vertx, InputType.SEARCH_QUERY, "what is a topic"));
       Future.all(asked).onComplete(test.succeeding(all -> test.verify(() -> {
-        assertThat(server.callCount()).isEqualTo(2);
+        // each distinct question goes upstream once (arriving together, both may share one call)
+        assertThat(server.inputCount()).isEqualTo(2);
+        assertThat(server.callCount()).isBetween(1, 2);
         for (int i = 0; i < 5; i++) {
           assertThat(asked.get(i).result().vectors().get(0))
               .containsExactly(CohereTestServer.vectorFor("what is ROS 2", DIM));

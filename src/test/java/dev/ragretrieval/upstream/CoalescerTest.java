@@ -9,6 +9,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -25,24 +26,37 @@ class CoalescerTest {
   private final List<String> alone = new CopyOnWriteArrayList<>();
   private final List<List<String>> together = new CopyOnWriteArrayList<>();
 
-  /** Answers "x!" for "x"; "bad" alone fails as a permanent refusal. */
-  private Coalescer<String, String> coalescer(ServiceException togetherFails) {
+  /** Answered when the test says so: a call still in flight. */
+  private final Promise<String> slow = Promise.promise();
+
+  /** Answers "x!" for "x"; "bad" alone fails as a permanent refusal; "slow" alone answers when {@link #slow} does. */
+  private Coalescer<String, String> coalescer(ServiceException togetherFails, Duration window) {
     return new Coalescer<>(input -> {
       alone.add(input);
-      return input.equals("bad")
-          ? Future.failedFuture(ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, "refused"))
-          : Future.succeededFuture(input + "!");
+      return switch (input) {
+        case "bad" -> Future.failedFuture(ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, "refused"));
+        case "slow" -> slow.future();
+        default -> Future.succeededFuture(input + "!");
+      };
     }, inputs -> {
       together.add(List.copyOf(inputs));
       return togetherFails != null ? Future.failedFuture(togetherFails)
           : Future.succeededFuture(inputs.stream().map(input -> input + "!").toList());
-    }, Coalescer::permanentRefusal);
+    }, Coalescer::permanentRefusal, window);
+  }
+
+  private Coalescer<String, String> coalescer(ServiceException togetherFails) {
+    return coalescer(togetherFails, Duration.ZERO);
   }
 
   /** Runs {@code calls} in one task on an event loop: one turn. */
   private static <T> T inOneTurn(Vertx vertx, Supplier<T> calls) {
+    return inOneTurn(vertx, vertx.getOrCreateContext(), calls);
+  }
+
+  private static <T> T inOneTurn(Vertx vertx, io.vertx.core.Context loop, Supplier<T> calls) {
     Promise<T> made = Promise.promise();
-    vertx.getOrCreateContext().runOnContext(ignored -> made.complete(calls.get()));
+    loop.runOnContext(ignored -> made.complete(calls.get()));
     return await(made.future());
   }
 
@@ -101,6 +115,30 @@ class CoalescerTest {
     }
     assertThat(alone).isEmpty();
     assertThat(together).hasSize(2);
+  }
+
+  @Test
+  @DisplayName("while a call of the loop is in flight, calls of later turns wait out the window and go together")
+  void windowUnderLoad(Vertx vertx) {
+    Coalescer<String, String> coalescer = coalescer(null, Duration.ofMillis(200));
+    io.vertx.core.Context loop = vertx.getOrCreateContext();
+    Future<String> first = inOneTurn(vertx, loop, () -> coalescer.call("slow"));
+    long started = System.nanoTime();
+    Future<String> second = inOneTurn(vertx, loop, () -> coalescer.call("b"));
+    Future<String> third = inOneTurn(vertx, loop, () -> coalescer.call("c"));
+
+    assertThat(await(second)).isEqualTo("b!");
+    assertThat(await(third)).isEqualTo("c!");
+    assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(Duration.ofMillis(200).toNanos());
+    assertThat(together).containsExactly(List.of("b", "c"));
+    assertThat(first.isComplete()).isFalse();
+    slow.complete("slow!");
+    assertThat(await(first)).isEqualTo("slow!");
+    // nothing in flight any more: a lone call goes at the end of its turn, without the window
+    long lone = System.nanoTime();
+    assertThat(await(inOneTurn(vertx, loop, () -> coalescer.call("d")))).isEqualTo("d!");
+    assertThat(System.nanoTime() - lone).isLessThan(Duration.ofMillis(200).toNanos());
+    assertThat(alone).containsExactly("slow", "d");
   }
 
   @Test
