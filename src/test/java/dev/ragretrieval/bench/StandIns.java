@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * and for the realistic workload a folder of HTML pages and how many chunks to seed: the pages are
  * read and chunked by the service's own ingest code ({@link HtmlReader}, {@link Chunker}), so the
  * points carry the payload an ingest writes, and Cohere answers dense vectors printed as Cohere
- * prints them ({@link CohereTestServer#cohereFloats}).
+ * prints them, or in base64 as the service asks ({@link CohereTestServer#cohereFloats}).
  * Prints {@code ready} once every port listens; stops when stdin closes (the bench has gone).
  */
 public final class StandIns {

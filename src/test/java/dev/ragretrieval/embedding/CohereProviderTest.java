@@ -32,7 +32,7 @@ class CohereProviderTest extends EmbeddingServerFixture {
   }
 
   @Test
-  @DisplayName("sends Cohere's documented /v2/embed body: model, texts, input_type, float embeddings, truncate END")
+  @DisplayName("sends Cohere's documented /v2/embed body: model, texts, input_type, base64 embeddings, truncate END")
   void sendsDocumentedRequest(Vertx vertx, VertxTestContext test) {
     CohereProvider cohere = provider(vertx, 1);
     List<String> texts = List.of("What is a ROS 2 node?", "How do topics work?");
@@ -50,7 +50,7 @@ class CohereProviderTest extends EmbeddingServerFixture {
           assertThat(query.getString("model")).isEqualTo(EmbeddingTestConfigs.COHERE_MODEL);
           assertThat(query.getJsonArray("texts")).isEqualTo(new JsonArray(texts));
           assertThat(query.getString("input_type")).isEqualTo("search_query");
-          assertThat(query.getJsonArray("embedding_types")).isEqualTo(new JsonArray().add("float"));
+          assertThat(query.getJsonArray("embedding_types")).isEqualTo(new JsonArray().add("base64"));
           assertThat(query.getString("truncate")).isEqualTo("END");
           assertThat(server.requests().get(1).getString("input_type")).isEqualTo("search_document");
           assertThat(documents).hasSize(1);
@@ -159,7 +159,7 @@ class CohereProviderTest extends EmbeddingServerFixture {
   }
 
   @Test
-  @DisplayName("another 4xx is UPSTREAM_ERROR with Cohere's own message, not retried")
+  @DisplayName("another 4xx is UPSTREAM_ERROR with Cohere's own message, not retried; float does not cure it, so base64 stays")
   void otherClientErrorCarriesCohereMessage(Vertx vertx, VertxTestContext test) {
     // bypasses the verticle's batching on purpose: Cohere refuses more than 96 texts
     List<String> tooMany = IntStream.range(0, 97).mapToObj(i -> "text " + i).toList();
@@ -167,8 +167,32 @@ class CohereProviderTest extends EmbeddingServerFixture {
         .onComplete(test.failing(serviceError(test, error -> {
           assertThat(error.code()).isEqualTo(ErrorCode.UPSTREAM_ERROR);
           assertThat(error.getMessage()).contains("HTTP 400").contains("at most 96");
-          assertThat(server.callCount()).isEqualTo(1);
+          // a 400 may be the base64 format's: the same texts were asked for once more, as float
+          assertThat(embeddingTypes()).containsExactly("base64", "float");
         })));
+  }
+
+  @Test
+  @DisplayName("a 400 that float does not cure leaves the provider on base64")
+  void refusalOfBothFormatsKeepsBase64(Vertx vertx, VertxTestContext test) {
+    List<String> tooMany = IntStream.range(0, 97).mapToObj(i -> "text " + i).toList();
+    CohereProvider cohere = provider(vertx, 1);
+    cohere.embed(tooMany, InputType.SEARCH_DOCUMENT, in(Duration.ofSeconds(10)))
+        .transform(refused -> cohere.embed(List.of("hello"), InputType.SEARCH_QUERY, in(Duration.ofSeconds(10))))
+        .onComplete(test.succeeding(vectors -> test.verify(() -> {
+          assertThat(vectors.get(0)).containsExactly(CohereTestServer.vectorFor("hello", DIM));
+          assertThat(embeddingTypes()).containsExactly("base64", "float", "base64");
+          test.completeNow();
+        })));
+  }
+
+  /** The one embedding type each recorded request asked for, in arrival order. */
+  private List<String> embeddingTypes() {
+    return server.requests().stream().map(r -> {
+      JsonArray types = r.getJsonArray("embedding_types");
+      assertThat(types).hasSize(1);
+      return types.getString(0);
+    }).toList();
   }
 
   @Test
@@ -203,10 +227,11 @@ class CohereProviderTest extends EmbeddingServerFixture {
     CohereProvider cohere = new CohereProvider(vertx, new AppConfig.Embedding(base.provider(), base.timeout(),
         base.maxAttempts(), base.initialBackoff(), base.maxBackoff(), base.cohere(), base.openai(), base.local(),
         base.queryCacheSize(), new AppConfig.Circuit(2, Duration.ofSeconds(10), Duration.ofSeconds(30))), dev.ragretrieval.observability.RagMetrics.detached());
-    server.failNext(3, 400, null);
+    // each refused call is two requests: base64, then at once float (a 400 may be the format's)
+    server.failNext(6, 400, null);
     server.failNext(2, 503, null);
     Future<List<float[]>> chain = Future.succeededFuture();
-    // three refused requests (the caller's fault), then two server errors (Cohere's)
+    // three refused calls (the caller's fault), then two server errors (Cohere's)
     for (int i = 0; i < 5; i++) {
       chain = chain.transform(previous -> cohere.embed(List.of("hello"), InputType.SEARCH_QUERY, in(Duration.ofSeconds(10))));
     }
@@ -215,7 +240,9 @@ class CohereProviderTest extends EmbeddingServerFixture {
           assertThat(error.code()).isEqualTo(ErrorCode.CONNECTION_ERROR);
           assertThat(error.getMessage()).contains("Cohere").contains("circuit open");
           assertThat(error.retryAfterSeconds()).isBetween(1, 30);
-          assertThat(server.callCount()).as("the sixth call was not sent").isEqualTo(5);
+          assertThat(server.callCount()).as("the sixth call was not sent").isEqualTo(8);
+          assertThat(embeddingTypes()).as("both formats refused: no switch to float")
+              .containsExactly("base64", "float", "base64", "float", "base64", "float", "base64", "base64");
         })));
   }
 }

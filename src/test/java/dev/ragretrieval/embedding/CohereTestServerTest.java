@@ -68,4 +68,54 @@ class CohereTestServerTest {
           })));
     }));
   }
+
+  @Test
+  @DisplayName("base64 is each vector's little-endian float32s; both types when both are asked; the switches refuse or ignore it")
+  void answersBase64(Vertx vertx, VertxTestContext test) {
+    JsonObject both = new JsonObject().put("model", "embed-english-v3.0").put("texts", new JsonArray().add("a b").add("c"))
+        .put("input_type", "search_query").put("embedding_types", new JsonArray().add("float").add("base64"));
+    JsonObject base64Only = both.copy().put("embedding_types", new JsonArray().add("base64"));
+    CohereTestServer.start(vertx, "k", 8).onComplete(test.succeeding(server -> {
+      WebClient client = WebClient.create(vertx);
+      String url = server.baseUrl() + "/v2/embed";
+      client.postAbs(url).bearerTokenAuthentication("k").sendJsonObject(both)
+          .compose(answer -> {
+            test.verify(() -> {
+              JsonObject embeddings = answer.bodyAsJsonObject().getJsonObject("embeddings");
+              for (int i = 0; i < 2; i++) {
+                float[] expected = CohereTestServer.vectorFor(both.getJsonArray("texts").getString(i), 8);
+                java.nio.FloatBuffer decoded = java.nio.ByteBuffer
+                    .wrap(java.util.Base64.getDecoder().decode(embeddings.getJsonArray("base64").getString(i)))
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer();
+                float[] fromBase64 = new float[decoded.remaining()];
+                decoded.get(fromBase64);
+                assertThat(fromBase64).containsExactly(expected);
+                JsonArray floats = embeddings.getJsonArray("float").getJsonArray(i);
+                for (int d = 0; d < 8; d++) {
+                  assertThat(floats.getFloat(d)).isEqualTo(expected[d]);
+                }
+              }
+            });
+            return client.postAbs(url).bearerTokenAuthentication("k").sendJsonObject(base64Only);
+          })
+          .compose(answer -> {
+            test.verify(() -> assertThat(answer.bodyAsJsonObject().getJsonObject("embeddings").fieldNames())
+                .containsExactly("base64"));
+            server.ignoreEmbeddingTypes(true);
+            return client.postAbs(url).bearerTokenAuthentication("k").sendJsonObject(base64Only);
+          })
+          .compose(answer -> {
+            test.verify(() -> assertThat(answer.bodyAsJsonObject().getJsonObject("embeddings").fieldNames())
+                .containsExactly("float"));
+            server.ignoreEmbeddingTypes(false);
+            server.refuseBase64(true);
+            return client.postAbs(url).bearerTokenAuthentication("k").sendJsonObject(base64Only);
+          })
+          .onComplete(test.succeeding(refused -> test.verify(() -> {
+            assertThat(refused.statusCode()).isEqualTo(400);
+            assertThat(refused.bodyAsJsonObject().getString("message")).contains("only produces float");
+            server.stop().onComplete(test.succeedingThenComplete());
+          })));
+    }));
+  }
 }

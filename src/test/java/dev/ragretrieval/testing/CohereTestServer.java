@@ -31,13 +31,18 @@ import java.util.regex.Pattern;
  * <p>It serves two documented endpoints with the same deterministic vectors ({@link #vectorFor}):
  * <ul>
  *   <li>Cohere's {@code POST /v2/embed} (and {@code /v1/embed}, LangChain4j's, answering
- *       {@code "embeddings"} as a plain list): {@code {"model", "texts", "input_type",
+ *       {@code "embeddings"} as a plain list of floats): {@code {"model", "texts", "input_type",
  *       "embedding_types", "truncate"}} answered by {@code {"id", "embeddings": {"float":
- *       [[...]]}, "texts", "meta", "response_type": "embeddings_by_type"}}. Validated like Cohere:
- *       a bearer key ({@code 401 {"message": ...}} otherwise), {@code model} and {@code texts}
- *       required, 1..96 texts, {@code input_type} required for v3 and later models and one of
- *       Cohere's values, {@code embedding_types} and {@code truncate} from Cohere's sets; every
- *       refusal is {@code 400 {"message": ...}}. Only {@code float} embeddings are produced.</li>
+ *       [[...]], "base64": ["..."]}, "texts", "meta", "response_type": "embeddings_by_type"}},
+ *       with the types asked for ({@code float} when none): {@code base64} is each vector's
+ *       float32s, little-endian, base64-encoded, bit for bit the vector {@code float} prints.
+ *       Validated like Cohere: a bearer key ({@code 401 {"message": ...}} otherwise), {@code
+ *       model} and {@code texts} required, 1..96 texts, {@code input_type} required for v3 and
+ *       later models and one of Cohere's values, {@code embedding_types} and {@code truncate} from
+ *       Cohere's sets; every refusal is {@code 400 {"message": ...}}. Only {@code float} and
+ *       {@code base64} are produced (v1: {@code float} only). Switches make it an endpoint without
+ *       base64: {@link #refuseBase64} (400 for it), {@link #ignoreEmbeddingTypes} (float always);
+ *       {@link #base64BigEndian} writes the bytes in Java's order instead.</li>
  *   <li>An OpenAI-compatible {@code POST /v1/embeddings}: {@code {"model", "input",
  *       "dimensions"?, "encoding_format"?}} answered by {@code {"object": "list", "data":
  *       [{"index", "embedding"}], "model", "usage"}}; errors are {@code {"error": {"message",
@@ -88,8 +93,11 @@ public final class CohereTestServer {
   private final Deque<Fault> faults = new ArrayDeque<>();
   private volatile Duration delay = Duration.ZERO;
   private volatile boolean cohereFloats;
-  /** The bench's pool of answers (see {@link #vectorPool}): each vector's Cohere text, or null. */
-  private volatile String[] pool;
+  private volatile boolean refuseBase64;
+  private volatile boolean ignoreEmbeddingTypes;
+  private volatile boolean base64BigEndian;
+  /** The bench's pool of answers (see {@link #vectorPool}), or null. */
+  private volatile Pool pool;
   private HttpServer server;
   private TestCertificate tls;
 
@@ -231,10 +239,13 @@ public final class CohereTestServer {
     return List.copyOf(arrivals);
   }
 
-  /** Forgets recorded calls, pending faults and the delay. */
+  /** Forgets recorded calls, pending faults, the delay and the base64 switches. */
   public synchronized void reset() {
     faults.clear();
     delay = Duration.ZERO;
+    refuseBase64 = false;
+    ignoreEmbeddingTypes = false;
+    base64BigEndian = false;
     calls.set(0);
     inputs.set(0);
     requests.clear();
@@ -245,10 +256,37 @@ public final class CohereTestServer {
     return server == null ? Future.succeededFuture() : server.close();
   }
 
+  /** On: refuse {@code embedding_types} other than {@code ["float"]} with 400, as an endpoint without base64 would. */
+  public void refuseBase64(boolean on) {
+    refuseBase64 = on;
+  }
+
+  /** On: answer {@code embeddings.float} whatever {@code embedding_types} asks for, as an endpoint that ignores it would. */
+  public void ignoreEmbeddingTypes(boolean on) {
+    ignoreEmbeddingTypes = on;
+  }
+
+  /** On: {@code base64} embeddings are big-endian float32s (Java's default order), not little-endian (numpy's, Cohere's). */
+  public void base64BigEndian(boolean on) {
+    base64BigEndian = on;
+  }
+
+  /** A vector's float32s in {@code order}, base64-encoded: a {@code base64} embedding. */
+  public static String base64(float[] vector, java.nio.ByteOrder order) {
+    java.nio.ByteBuffer bytes = java.nio.ByteBuffer.allocate(vector.length * Float.BYTES).order(order);
+    bytes.asFloatBuffer().put(vector);
+    return java.util.Base64.getEncoder().encodeToString(bytes.array());
+  }
+
+  private String base64(float[] vector) {
+    return base64(vector, base64BigEndian ? java.nio.ByteOrder.BIG_ENDIAN : java.nio.ByteOrder.LITTLE_ENDIAN);
+  }
+
   /**
    * The bench's realism: every vector {@link #denseVectorFor dense} and printed as Cohere prints
    * float32s (up to 9 significant digits, small ones in exponent form such as {@code -1.2345678e-05}),
-   * where the default answers the tests' sparse vectors through Jackson.
+   * or their bytes in base64 when asked for that, where the default answers the tests' sparse
+   * vectors through Jackson.
    */
   public void cohereFloats(boolean on) {
     cohereFloats = on;
@@ -276,19 +314,29 @@ public final class CohereTestServer {
 
   /**
    * The bench's speed: from now on (with {@link #cohereFloats}) a text's vector is one of these
-   * texts' {@link #denseVectorFor dense vectors}, picked by the text's hash, and its Cohere text is
-   * printed once here instead of on every call (1,024 floats cost the stand-in more than the
-   * service's whole answer). The same text always gets the same vector. Returns the vectors, in
-   * order, for the Qdrant stand-in to rank ahead of time.
+   * texts' {@link #denseVectorFor dense vectors}, picked by the text's hash, and its Cohere text
+   * (printed floats, and the quoted base64 in the byte order set now) is made once here instead of
+   * on every call (1,024 floats cost the stand-in more than the service's whole answer). The same
+   * text always gets the same vector. Returns the vectors, in order, for the Qdrant stand-in to
+   * rank ahead of time.
    */
   public List<float[]> vectorPool(List<String> texts) {
     List<float[]> vectors = texts.parallelStream().map(t -> denseVectorFor(t, dimension)).toList();
-    pool = vectors.parallelStream().map(v -> {
+    String[] floats = vectors.parallelStream().map(v -> {
       StringBuilder out = new StringBuilder(v.length * 14);
       appendCohereFloats(out, v);
       return out.toString();
     }).toArray(String[]::new);
+    String[] base64 = vectors.parallelStream().map(v -> '"' + base64(v) + '"').toArray(String[]::new);
+    pool = new Pool(floats, base64);
     return vectors;
+  }
+
+  /** Each pooled vector's answer text: printed floats, and its base64 in quotes. */
+  private record Pool(String[] floats, String[] base64) {
+    int index(String text) {
+      return Math.floorMod(text.hashCode(), floats.length);
+    }
   }
 
   /** {@code [v, v, ...]} with each float as Cohere prints it: {@code -0.016679477}, {@code 3.4e-05}. */
@@ -487,7 +535,12 @@ public final class CohereTestServer {
   }
 
   private void answerCohere(HttpServerRequest request, JsonObject body, Fault fault, boolean v1) {
-    if (answeredBeforeWork(request, fault, cohereRefusal(body), "{\"id\": \"x\", \"embeddings\": {\"float\": [[0.1, 0.2,")) {
+    // v1 answers a plain list of floats; an endpoint that ignores embedding_types answers floats
+    boolean base64 = !v1 && !ignoreEmbeddingTypes && asks(body, "base64");
+    boolean floats = !base64 || asks(body, "float");
+    String badJson = base64 ? "{\"id\": \"x\", \"embeddings\": {\"base64\": [\"AAAA"
+        : "{\"id\": \"x\", \"embeddings\": {\"float\": [[0.1, 0.2,";
+    if (answeredBeforeWork(request, fault, cohereRefusal(body, v1), badJson)) {
       return;
     }
     JsonArray texts = body.getJsonArray("texts");
@@ -501,34 +554,76 @@ public final class CohereTestServer {
         .put("billed_units", new JsonObject().put("input_tokens", tokens));
     String id = UUID.randomUUID().toString();
     if (cohereFloats) {
-      StringBuilder out = new StringBuilder(texts.size() * size * 13 + 256);
-      out.append("{\"id\":\"").append(id).append(v1 ? "\",\"embeddings\":[" : "\",\"embeddings\":{\"float\":[");
-      for (int i = 0; i < texts.size(); i++) {
-        if (i > 0) {
-          out.append(',');
-        }
-        String[] pooled = pool;
-        if (pooled != null && size == dimension) {
-          out.append(pooled[Math.floorMod(texts.getString(i).hashCode(), pooled.length)]);
-        } else {
-          appendCohereFloats(out, denseVectorFor(texts.getString(i), size));
+      Pool pooled = size == dimension ? pool : null;
+      float[][] vectors = new float[texts.size()][];
+      if (pooled == null) {
+        for (int i = 0; i < texts.size(); i++) {
+          vectors[i] = denseVectorFor(texts.getString(i), size);
         }
       }
-      out.append(v1 ? "]" : "]}").append(",\"texts\":").append(texts.encode()).append(",\"meta\":").append(meta.encode())
+      StringBuilder out = new StringBuilder(texts.size() * size * (floats ? 13 : 0) + texts.size() * size * (base64 ? 6 : 0) + 256);
+      out.append("{\"id\":\"").append(id).append(v1 ? "\",\"embeddings\":" : "\",\"embeddings\":{");
+      if (floats) {
+        out.append(v1 ? "[" : "\"float\":[");
+        for (int i = 0; i < texts.size(); i++) {
+          if (i > 0) {
+            out.append(',');
+          }
+          if (pooled != null) {
+            out.append(pooled.floats()[pooled.index(texts.getString(i))]);
+          } else {
+            appendCohereFloats(out, vectors[i]);
+          }
+        }
+        out.append(']');
+      }
+      if (base64) {
+        out.append(floats ? ",\"base64\":[" : "\"base64\":[");
+        for (int i = 0; i < texts.size(); i++) {
+          if (i > 0) {
+            out.append(',');
+          }
+          if (pooled != null) {
+            out.append(pooled.base64()[pooled.index(texts.getString(i))]);
+          } else {
+            out.append('"').append(base64(vectors[i])).append('"');
+          }
+        }
+        out.append(']');
+      }
+      out.append(v1 ? "" : "}").append(",\"texts\":").append(texts.encode()).append(",\"meta\":").append(meta.encode())
           .append(",\"response_type\":\"").append(v1 ? "embeddings_floats" : "embeddings_by_type").append("\"}");
       sendRaw(request, out.toString());
       return;
     }
-    JsonArray floats = new JsonArray();
+    JsonArray floatList = new JsonArray();
+    JsonArray base64List = new JsonArray();
     for (int i = 0; i < texts.size(); i++) {
-      floats.add(toJson(vectorFor(texts.getString(i), size)));
+      float[] vector = vectorFor(texts.getString(i), size);
+      if (floats) {
+        floatList.add(toJson(vector));
+      }
+      if (base64) {
+        base64List.add(base64(vector));
+      }
+    }
+    JsonObject byType = new JsonObject();
+    if (floats) {
+      byType.put("float", floatList);
+    }
+    if (base64) {
+      byType.put("base64", base64List);
     }
     send(request, 200, new JsonObject()
         .put("id", id)
-        .put("embeddings", v1 ? floats : new JsonObject().put("float", floats))
+        .put("embeddings", v1 ? floatList : byType)
         .put("texts", texts)
         .put("meta", meta)
         .put("response_type", v1 ? "embeddings_floats" : "embeddings_by_type"), null);
+  }
+
+  private static boolean asks(JsonObject body, String type) {
+    return body != null && body.getValue("embedding_types") instanceof JsonArray types && types.contains(type);
   }
 
   private void answerRerank(HttpServerRequest request, JsonObject body, Fault fault) {
@@ -588,8 +683,8 @@ public final class CohereTestServer {
     return null;
   }
 
-  /** What Cohere would refuse in this body, or null. */
-  private static String cohereRefusal(JsonObject body) {
+  /** What Cohere would refuse in this body, or null; and base64 where this server does not do it. */
+  private String cohereRefusal(JsonObject body, boolean v1) {
     if (body == null) {
       return "body must be a JSON object";
     }
@@ -617,8 +712,11 @@ public final class CohereTestServer {
       if (!(types instanceof JsonArray list) || list.isEmpty() || !list.stream().allMatch(EMBEDDING_TYPES::contains)) {
         return "embedding_types must be a non-empty subset of " + EMBEDDING_TYPES;
       }
-      if (!list.contains("float") || list.size() != 1) {
+      if ((v1 || refuseBase64) && (!list.contains("float") || list.size() != 1)) {
         return "this test server only produces float embeddings";
+      }
+      if (!list.stream().allMatch(type -> "float".equals(type) || "base64".equals(type))) {
+        return "this test server only produces float and base64 embeddings";
       }
     }
     Object truncate = body.getValue("truncate");

@@ -12,13 +12,29 @@ import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cohere's {@code POST /v2/embed}: {@code {"model", "texts", "input_type", "embedding_types":
- * ["float"], "truncate": "END"}} answered by {@code {"id", "embeddings": {"float": [[...]]},
- * "texts", "meta"}}. At most 96 texts per call (Cohere's limit).
+ * ["base64"], "truncate": "END"}} answered by {@code {"id", "embeddings": {"base64": ["...",
+ * ...]}, "texts", "meta"}}, each string a vector's float32s, little-endian ({@link PackedFloats}).
+ * Base64 rather than {@code float}: reading a thousand decimal numbers per text was a seventh of a
+ * new question's CPU, and the base64 is the float32s themselves, bit for bit. An answer with
+ * {@code embeddings.float} is read too (an endpoint that ignores {@code embedding_types}); an
+ * endpoint that refuses base64 (HTTP 400 or 422) or answers without either is asked again at once
+ * for {@code float}, and once that works, every later call asks for {@code float}. At most 96
+ * texts per call (Cohere's limit).
  */
 public final class CohereProvider extends HttpEmbeddingProvider {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CohereProvider.class);
+  private static final String BASE64 = "base64";
+  private static final String FLOAT = "float";
+
+  /** false once an endpoint has shown it does not do base64: later calls ask for float. */
+  private final AtomicBoolean base64 = new AtomicBoolean(true);
 
   public CohereProvider(Vertx vertx, AppConfig.Embedding config, RagMetrics metrics) {
     super(vertx, config, "cohere", "Cohere", join(config.cohere().baseUrl(), "/v2/embed"),
@@ -32,14 +48,15 @@ public final class CohereProvider extends HttpEmbeddingProvider {
         .put("model", model())
         .put("texts", new JsonArray(new ArrayList<>(texts)))
         .put("input_type", inputType.wireName())
-        .put("embedding_types", new JsonArray().add("float"))
+        .put("embedding_types", new JsonArray().add(base64.get() ? BASE64 : FLOAT))
         // long chunks lose their tail rather than failing the whole batch
         .put("truncate", "END");
   }
 
   /**
-   * Reads {@code embeddings.float}, its numbers straight from the bytes; what comes before it (id,
-   * perhaps the echoed texts) is skipped, what comes after it (texts, meta) is not read at all.
+   * Reads {@code embeddings.base64} or {@code embeddings.float}, whichever comes first; what comes
+   * before it (id, perhaps the echoed texts) is skipped, what comes after it (texts, meta) is not
+   * read at all. The floats are read straight from the bytes, the base64 straight into bytes.
    */
   @Override
   protected List<float[]> vectors(byte[] body) throws IOException {
@@ -49,7 +66,11 @@ public final class CohereProvider extends HttpEmbeddingProvider {
         String field = json.currentName();
         if (json.nextToken() == JsonToken.START_OBJECT && "embeddings".equals(field)) {
           while (json.nextToken() == JsonToken.FIELD_NAME) {
-            if ("float".equals(json.currentName())) {
+            String type = json.currentName();
+            if (BASE64.equals(type)) {
+              return base64Vectors(json);
+            }
+            if (FLOAT.equals(type)) {
               return vectorListFromBytes(json, body);
             }
             json.nextToken();
@@ -59,8 +80,47 @@ public final class CohereProvider extends HttpEmbeddingProvider {
           json.skipChildren();
         }
       }
+      if (json.currentToken() != JsonToken.END_OBJECT) {
+        throw new IllegalStateException("the answer is not a JSON object");
+      }
     }
-    throw new IllegalStateException("no embeddings.float in the answer");
+    throw new NoVectorsInFormat("no embeddings.base64 or embeddings.float in the answer");
+  }
+
+  /** {@code ["...", ...]}: Jackson decodes each string's base64 from the body's bytes, no String between. */
+  private static List<float[]> base64Vectors(JsonParser json) throws IOException {
+    next(json, JsonToken.START_ARRAY);
+    List<float[]> vectors = new ArrayList<>();
+    JsonToken token;
+    while ((token = json.nextToken()) == JsonToken.VALUE_STRING) {
+      vectors.add(PackedFloats.decode(json.getBinaryValue()));
+    }
+    if (token != JsonToken.END_ARRAY) {
+      throw new IllegalStateException("embeddings.base64 must be an array of strings");
+    }
+    return vectors;
+  }
+
+  /** A refused base64 request is asked again for float: a Cohere-compatible endpoint may not do base64. */
+  @Override
+  protected JsonObject otherFormat(JsonObject refused, String why) {
+    JsonArray types = refused.getJsonArray("embedding_types");
+    if (types == null || !types.contains(BASE64)) {
+      return null;
+    }
+    return refused.copy().put("embedding_types", new JsonArray().add(FLOAT));
+  }
+
+  /**
+   * Float worked where base64 did not: keep to float. Only a success switches, so a 400 that float
+   * does not cure either (too many texts, an unknown model) leaves base64 in place.
+   */
+  @Override
+  protected void otherFormatServed(JsonObject body, String why) {
+    if (base64.compareAndSet(true, false)) {
+      LOG.warn("the Cohere endpoint does not serve base64 embeddings ({}), float did: asking for float from now on",
+          why);
+    }
   }
 
   @Override

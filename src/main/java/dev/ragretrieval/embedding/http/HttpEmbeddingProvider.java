@@ -34,6 +34,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * Owns the HTTP mapping they share: status codes and transport failures to client-safe
  * {@link ServiceException}s, count and size checks of the answer. Circuit, retries of 429, 5xx and
  * connection failures, the per-call budget and metrics are the {@link Upstream} seam's.
- * Subclasses only build the body and read the answer.
+ * Subclasses build the body and read the answer, and may name another format to fall back to
+ * when the endpoint refuses theirs ({@link #otherFormat}).
  */
 public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
 
@@ -125,6 +127,28 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   /** The upstream's own error text in an error body, or null. */
   protected abstract String errorMessage(JsonObject body);
 
+  /**
+   * The same texts in another format when {@code refused} may have been refused for its format
+   * (HTTP 400 or 422, or a 2xx answer without vectors: {@link NoVectorsInFormat}; {@code why} says
+   * which), or null: no other format. The other body is sent at once, in the same attempt.
+   */
+  protected JsonObject otherFormat(JsonObject refused, String why) {
+    return null;
+  }
+
+  /** The body from {@link #otherFormat} was answered with good vectors: the subclass may keep to its format. */
+  protected void otherFormatServed(JsonObject body, String why) {}
+
+  /**
+   * Thrown by {@link #vectors} for a well-formed answer that holds no vectors in any format it
+   * reads: the endpoint may not serve the format asked for ({@link #otherFormat}).
+   */
+  protected static final class NoVectorsInFormat extends IllegalStateException {
+    public NoVectorsInFormat(String message) {
+      super(message);
+    }
+  }
+
   @Override
   public String model() {
     return model;
@@ -160,8 +184,33 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     return Future.join(clients.all().stream().map(HttpClientAgent::close).toList()).mapEmpty();
   }
 
+  /**
+   * One attempt: the body, and should its format be what was refused ({@link #otherFormat}), at
+   * once the same texts in the format the subclass falls back to, within the same budget.
+   */
   private Future<List<float[]>> attempt(List<String> texts, InputType inputType, long budget) {
-    Buffer body = requestBody(texts, inputType).toBuffer();
+    JsonObject body = requestBody(texts, inputType);
+    long started = System.nanoTime();
+    io.opentelemetry.context.Context attemptSpan = Spans.parent();
+    return exchange(body, texts.size(), budget, attemptSpan).recover(failure -> {
+      if (!(failure instanceof FormatRefused refused)) {
+        return Future.failedFuture(failure);
+      }
+      JsonObject other = otherFormat(body, refused.why);
+      long left = budget - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      if (other == null || left <= 0) {
+        return Future.failedFuture(refused.failure);
+      }
+      return exchange(other, texts.size(), left, attemptSpan)
+          .onSuccess(vectors -> otherFormatServed(other, refused.why))
+          .recover(again -> Future.failedFuture(again instanceof FormatRefused r ? r.failure : again));
+    });
+  }
+
+  /** One request and its answer; fails with a ServiceException, a timeout, or a {@link FormatRefused}. */
+  private Future<List<float[]>> exchange(JsonObject json, int expected, long budget,
+      io.opentelemetry.context.Context attemptSpan) {
+    Buffer body = json.toBuffer();
     // the budget bounds connecting, then each wait for the answer's next bytes
     RequestOptions options = new RequestOptions()
         .setMethod(HttpMethod.POST)
@@ -171,7 +220,6 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
         .setURI(path)
         .setConnectTimeout(budget)
         .setIdleTimeout(budget);
-    io.opentelemetry.context.Context attemptSpan = Spans.parent();
     return clients.get().request(options)
         .compose(request -> Spans.within(attemptSpan, () -> {
           request.putHeader(HttpHeaders.CONTENT_TYPE, JSON_TYPE)
@@ -188,11 +236,26 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
             return Future.failedFuture(transportFailure(sent.cause()));
           }
           try {
-            return Future.succeededFuture(answer(sent.result(), texts.size()));
-          } catch (ServiceException e) {
+            return Future.succeededFuture(answer(sent.result(), expected));
+          } catch (ServiceException | FormatRefused e) {
             return Future.failedFuture(e);
           }
         });
+  }
+
+  /**
+   * A refusal the request's format may explain: HTTP 400 or 422, or a 2xx answer without vectors
+   * in a format the reader knows. Carries what the caller gets should no other format help.
+   */
+  private static final class FormatRefused extends RuntimeException {
+    final ServiceException failure;
+    final String why;
+
+    FormatRefused(ServiceException failure, String why) {
+      super(why, null, false, false);
+      this.failure = failure;
+      this.why = why;
+    }
   }
 
   /** An answer's status, headers and whole body. */
@@ -221,8 +284,12 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     }
     if (status < 200 || status >= 300) {
       String said = upstreamMessage(response);
-      throw permanent(displayName + " refused the embedding request (HTTP " + status + ")"
+      ServiceException refused = permanent(displayName + " refused the embedding request (HTTP " + status + ")"
           + (said == null ? "" : ": " + said));
+      if (status == 400 || status == 422) {
+        throw new FormatRefused(refused, "HTTP " + status + (said == null ? "" : ": " + said));
+      }
+      throw refused;
     }
     Buffer body = response.body();
     if (body.length() == 0) {
@@ -232,6 +299,9 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     // streamed straight into float[]: no tree of boxed Doubles for a thousand numbers per text
     try {
       vectors = vectors(body.getBytes());
+    } catch (NoVectorsInFormat absent) {
+      throw new FormatRefused(permanent(displayName + " answered without embeddings: " + absent.getMessage()),
+          absent.getMessage());
     } catch (RuntimeException | IOException malformed) {
       throw permanent(displayName + " answered with malformed JSON");
     }

@@ -1,0 +1,80 @@
+package dev.ragretrieval.embedding.cohere;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ragretrieval.testing.CohereTestServer;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+class PackedFloatsTest {
+
+  @Test
+  @DisplayName("little-endian float32s (numpy's, Cohere's) come back bit for bit")
+  void littleEndian() {
+    float[] vector = CohereTestServer.denseVectorFor("how do I open a file for writing?", 1024);
+    assertThat(bits(PackedFloats.decode(bytes(vector, ByteOrder.LITTLE_ENDIAN)))).containsExactly(bits(vector));
+  }
+
+  @Test
+  @DisplayName("big-endian float32s (Java's default) are recognised and come back bit for bit")
+  void bigEndian() {
+    float[] vector = CohereTestServer.denseVectorFor("how do I open a file for writing?", 1024);
+    assertThat(bits(PackedFloats.decode(bytes(vector, ByteOrder.BIG_ENDIAN)))).containsExactly(bits(vector));
+    // short vectors too, and exact values whose low bytes are zero (read little-endian: tiny subnormals)
+    float[] exact = {0.5f, -0.25f, 0f, 0.75f, -0.5f, 0.125f};
+    assertThat(bits(PackedFloats.decode(bytes(exact, ByteOrder.BIG_ENDIAN)))).containsExactly(bits(exact));
+    float[] dense = CohereTestServer.denseVectorFor("file", 16);
+    assertThat(bits(PackedFloats.decode(bytes(dense, ByteOrder.BIG_ENDIAN)))).containsExactly(bits(dense));
+  }
+
+  @Test
+  @DisplayName("values of every size an embedding holds, zeros of both signs and a zero vector read little-endian")
+  void littleEndianEdgeValues() {
+    float[] values = {-0.016679477f, 3.4e-05f, -1.2345678e-05f, 1e-07f, 0f, -0f, 1f, -1f, Float.MIN_VALUE * 5, 999f};
+    assertThat(bits(PackedFloats.decode(bytes(values, ByteOrder.LITTLE_ENDIAN)))).containsExactly(bits(values));
+    assertThat(PackedFloats.decode(new byte[64])).containsExactly(new float[16]);
+  }
+
+  @Test
+  @DisplayName("bytes that are no plausible vector in either order, or not whole float32s, are refused")
+  void garbage() {
+    byte[] nans = new byte[64];
+    Arrays.fill(nans, (byte) 0xFF);
+    assertThatThrownBy(() -> PackedFloats.decode(nans)).isInstanceOf(IllegalStateException.class);
+    float[] huge = new float[16];
+    Arrays.fill(huge, 1e30f); // bytes 0x7149F2CA; the other way round -7.9e6
+    assertThatThrownBy(() -> PackedFloats.decode(bytes(huge, ByteOrder.LITTLE_ENDIAN)))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> PackedFloats.decode(new byte[63])).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("63 bytes");
+  }
+
+  @Test
+  @DisplayName("plausible: finite, at most 1e3, largest not vanishingly small unless all zero")
+  void plausible() {
+    assertThat(PackedFloats.plausible(new float[] {0.1f, -999f})).isTrue();
+    assertThat(PackedFloats.plausible(new float[] {0f, 0f})).isTrue();
+    assertThat(PackedFloats.plausible(new float[] {0.1f, 1001f})).isFalse();
+    assertThat(PackedFloats.plausible(new float[] {0.1f, Float.NaN})).isFalse();
+    assertThat(PackedFloats.plausible(new float[] {0.1f, Float.NEGATIVE_INFINITY})).isFalse();
+    assertThat(PackedFloats.plausible(new float[] {1e-8f, -1e-9f})).isFalse();
+  }
+
+  static byte[] bytes(float[] vector, ByteOrder order) {
+    ByteBuffer bytes = ByteBuffer.allocate(vector.length * Float.BYTES).order(order);
+    bytes.asFloatBuffer().put(vector);
+    return bytes.array();
+  }
+
+  static int[] bits(float[] vector) {
+    int[] bits = new int[vector.length];
+    for (int i = 0; i < vector.length; i++) {
+      bits[i] = Float.floatToRawIntBits(vector[i]);
+    }
+    return bits;
+  }
+}
