@@ -68,7 +68,7 @@ public final class CohereProvider extends HttpEmbeddingProvider {
           while (json.nextToken() == JsonToken.FIELD_NAME) {
             String type = json.currentName();
             if (BASE64.equals(type)) {
-              return base64Vectors(json);
+              return base64Vectors(json, body);
             }
             if (FLOAT.equals(type)) {
               return vectorListFromBytes(json, body);
@@ -87,9 +87,19 @@ public final class CohereProvider extends HttpEmbeddingProvider {
     throw new NoVectorsInFormat("no embeddings.base64 or embeddings.float in the answer");
   }
 
-  /** {@code ["...", ...]}: Jackson decodes each string's base64 from the body's bytes, no String between. */
-  private static List<float[]> base64Vectors(JsonParser json) throws IOException {
+  /**
+   * {@code ["...", ...]}, read from the body's bytes ({@link PackedFloats#decodeArray}); strings
+   * with JSON escapes are left to Jackson, which decodes each string's base64 itself.
+   */
+  private static List<float[]> base64Vectors(JsonParser json, byte[] body) throws IOException {
     next(json, JsonToken.START_ARRAY);
+    long start = json.currentTokenLocation().getByteOffset();
+    if (start >= 0 && start < body.length && body[(int) start] == '[') {
+      List<float[]> read = PackedFloats.decodeArray(body, (int) start);
+      if (read != null) {
+        return read;
+      }
+    }
     List<float[]> vectors = new ArrayList<>();
     JsonToken token;
     while ((token = json.nextToken()) == JsonToken.VALUE_STRING) {

@@ -2,6 +2,9 @@ package dev.ragretrieval.embedding.cohere;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
 
 /**
  * A vector sent as its float32s' bytes one after another (Cohere's {@code base64} embeddings,
@@ -22,8 +25,13 @@ final class PackedFloats {
 
   /** The vector in {@code bytes}; an {@link IllegalStateException} when they hold none. */
   static float[] decode(byte[] bytes) {
-    if (bytes.length % Float.BYTES != 0) {
-      throw new IllegalStateException(bytes.length + " bytes are not a whole number of float32s");
+    return decode(ByteBuffer.wrap(bytes));
+  }
+
+  /** The vector in the remaining bytes of {@code bytes}. */
+  static float[] decode(ByteBuffer bytes) {
+    if (bytes.remaining() % Float.BYTES != 0) {
+      throw new IllegalStateException(bytes.remaining() + " bytes are not a whole number of float32s");
     }
     float[] little = read(bytes, ByteOrder.LITTLE_ENDIAN);
     if (plausible(little)) {
@@ -36,9 +44,56 @@ final class PackedFloats {
     throw new IllegalStateException("the bytes give no plausible vector in either byte order");
   }
 
-  private static float[] read(byte[] bytes, ByteOrder order) {
-    float[] vector = new float[bytes.length / Float.BYTES];
-    ByteBuffer.wrap(bytes).order(order).asFloatBuffer().get(vector);
+  /**
+   * The vectors of the JSON array of base64 strings that starts at {@code body[start]} (its
+   * {@code [}), decoded by the JDK's decoder straight from the body (Jackson's base64 reading,
+   * byte by byte into a growing builder, cost as much as the decimal floats it replaced); null when
+   * a string holds a JSON escape such as {@code \/}, which a JSON parser must read instead.
+   */
+  static List<float[]> decodeArray(byte[] body, int start) {
+    Base64.Decoder base64 = Base64.getDecoder();
+    List<float[]> vectors = new ArrayList<>();
+    int at = skipSpace(body, start + 1);
+    if (at < body.length && body[at] == ']') {
+      return vectors;
+    }
+    while (true) {
+      if (at >= body.length || body[at] != '"') {
+        throw new IllegalStateException("embeddings.base64 must be an array of strings");
+      }
+      int from = at + 1;
+      int to = from;
+      while (to < body.length && body[to] != '"') {
+        if (body[to] == '\\') {
+          return null;
+        }
+        to++;
+      }
+      if (to == body.length) {
+        throw new IllegalStateException("a base64 string is not closed");
+      }
+      vectors.add(decode(base64.decode(ByteBuffer.wrap(body, from, to - from))));
+      at = skipSpace(body, to + 1);
+      if (at < body.length && body[at] == ']') {
+        return vectors;
+      }
+      if (at >= body.length || body[at] != ',') {
+        throw new IllegalStateException("embeddings.base64 must be an array of strings");
+      }
+      at = skipSpace(body, at + 1);
+    }
+  }
+
+  private static int skipSpace(byte[] body, int at) {
+    while (at < body.length && (body[at] == ' ' || body[at] == '\n' || body[at] == '\r' || body[at] == '\t')) {
+      at++;
+    }
+    return at;
+  }
+
+  private static float[] read(ByteBuffer bytes, ByteOrder order) {
+    float[] vector = new float[bytes.remaining() / Float.BYTES];
+    bytes.duplicate().order(order).asFloatBuffer().get(vector);
     return vector;
   }
 

@@ -32,6 +32,54 @@ class PackedFloatsTest {
   }
 
   @Test
+  @DisplayName("a JSON array of base64 strings is read from the body's bytes, spaces or not; an escape is left to Jackson")
+  void arrayFromTheBody() {
+    float[] first = CohereTestServer.denseVectorFor("open a file", 1024);
+    float[] second = CohereTestServer.denseVectorFor("close it", 1024);
+    String a = java.util.Base64.getEncoder().encodeToString(bytes(first, ByteOrder.LITTLE_ENDIAN));
+    String b = java.util.Base64.getEncoder().encodeToString(bytes(second, ByteOrder.LITTLE_ENDIAN));
+    for (String json : new String[] {"{\"base64\":[\"" + a + "\",\"" + b + "\"]}",
+        "{\"base64\": [ \"" + a + "\" ,\n \"" + b + "\" ] }"}) {
+      byte[] body = json.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      java.util.List<float[]> read = PackedFloats.decodeArray(body, json.indexOf('['));
+      assertThat(read).hasSize(2);
+      assertThat(bits(read.get(0))).containsExactly(bits(first));
+      assertThat(bits(read.get(1))).containsExactly(bits(second));
+    }
+    byte[] empty = "[ ]".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    assertThat(PackedFloats.decodeArray(empty, 0)).isEmpty();
+    // base64's '/' may come escaped as "\/": legal JSON, read by the parser instead
+    byte[] escaped = ("[\"" + a.replace("/", "\\/") + "\"]").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    assertThat(a).contains("/");
+    assertThat(PackedFloats.decodeArray(escaped, 0)).isNull();
+    for (String bad : new String[] {"[1, 2]", "[\"" + a + "\"", "[\"" + a + "\" \"" + b + "\"]", "[\"!!\"]"}) {
+      assertThatThrownBy(() -> PackedFloats.decodeArray(bad.getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0))
+          .isInstanceOf(RuntimeException.class);
+    }
+  }
+
+  @Test
+  @DisplayName("Cohere's reader: an answer whose base64 has escaped slashes is read by the parser, to the same vectors")
+  void escapedAnswerThroughTheParser() throws Exception {
+    float[] vector = CohereTestServer.denseVectorFor("open a file", 1024);
+    String a = java.util.Base64.getEncoder().encodeToString(bytes(vector, ByteOrder.LITTLE_ENDIAN));
+    assertThat(a).contains("/");
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try {
+      CohereProvider provider = new CohereProvider(vertx,
+          dev.ragretrieval.embedding.EmbeddingTestConfigs.cohere("http://127.0.0.1:1", "key", 1024, 1),
+          dev.ragretrieval.observability.RagMetrics.detached());
+      for (String text : new String[] {a, a.replace("/", "\\/")}) {
+        byte[] body = ("{\"id\":\"x\",\"embeddings\":{\"base64\":[\"" + text + "\"]},\"texts\":[\"open a file\"]}")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertThat(bits(provider.vectors(body).get(0))).containsExactly(bits(vector));
+      }
+    } finally {
+      vertx.close();
+    }
+  }
+
+  @Test
   @DisplayName("values of every size an embedding holds, zeros of both signs and a zero vector read little-endian")
   void littleEndianEdgeValues() {
     float[] values = {-0.016679477f, 3.4e-05f, -1.2345678e-05f, 1e-07f, 0f, -0f, 1f, -1f, Float.MIN_VALUE * 5, 999f};
