@@ -13,6 +13,26 @@ import java.nio.charset.StandardCharsets;
 final class JsonText {
 
   private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+  /** By byte: 0 = copied as it is; else the letter after the backslash ('u' for the six-character form). */
+  private static final byte[] ESCAPE = new byte[256];
+  /** By byte: how many more bytes its escape takes than the byte itself. */
+  private static final int[] EXTRA = new int[256];
+
+  static {
+    for (int b = 0; b < 0x20; b++) {
+      ESCAPE[b] = 'u';
+    }
+    ESCAPE['"'] = '"';
+    ESCAPE['\\'] = '\\';
+    ESCAPE['\b'] = 'b';
+    ESCAPE['\t'] = 't';
+    ESCAPE['\n'] = 'n';
+    ESCAPE['\f'] = 'f';
+    ESCAPE['\r'] = 'r';
+    for (int b = 0; b < 256; b++) {
+      EXTRA[b] = ESCAPE[b] == 0 ? 0 : ESCAPE[b] == 'u' ? 5 : 1;
+    }
+  }
 
   private JsonText() {}
 
@@ -20,9 +40,7 @@ final class JsonText {
     byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
     int extra = 0;
     for (byte b : utf8) {
-      if (b == '"' || b == '\\' || (b >= 0 && b < 0x20)) {
-        extra += shortEscape(b) != 0 ? 1 : 5;
-      }
+      extra += EXTRA[b & 0xFF];
     }
     if (extra == 0) {
       return utf8;
@@ -30,36 +48,20 @@ final class JsonText {
     byte[] out = new byte[utf8.length + extra];
     int at = 0;
     for (byte b : utf8) {
-      if (b == '"' || b == '\\' || (b >= 0 && b < 0x20)) {
+      byte escape = ESCAPE[b & 0xFF];
+      if (escape == 0) {
+        out[at++] = b;
+      } else {
         out[at++] = '\\';
-        byte named = shortEscape(b);
-        if (named != 0) {
-          out[at++] = named;
-        } else {
-          out[at++] = 'u';
+        out[at++] = escape;
+        if (escape == 'u') {
           out[at++] = '0';
           out[at++] = '0';
           out[at++] = HEX[b >> 4];
           out[at++] = HEX[b & 0xF];
         }
-      } else {
-        out[at++] = b;
       }
     }
     return out;
-  }
-
-  /** The letter after the backslash, or 0 where the escape is a six-character {@code \\u} one. */
-  private static byte shortEscape(byte b) {
-    return switch (b) {
-      case '"' -> '"';
-      case '\\' -> '\\';
-      case '\b' -> 'b';
-      case '\t' -> 't';
-      case '\n' -> 'n';
-      case '\f' -> 'f';
-      case '\r' -> 'r';
-      default -> 0;
-    };
   }
 }
