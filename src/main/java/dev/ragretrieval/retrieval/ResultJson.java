@@ -2,6 +2,7 @@ package dev.ragretrieval.retrieval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.ragretrieval.search.Fusion;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.CollectionInfo;
@@ -25,6 +26,8 @@ import java.util.Map;
 public final class ResultJson {
 
   private static final JsonFactory JSON = new JsonFactory();
+  /** Escapes as the generator does (quotes, backslashes, control characters), into UTF-8. */
+  private static final JsonStringEncoder TEXT = JsonStringEncoder.getInstance();
 
   private ResultJson() {}
 
@@ -148,7 +151,7 @@ public final class ResultJson {
     json.writeStringField("id", chunk.id());
     json.writeStringField("chunk_id", chunk.chunkId());
     // the text is most of a chunk and appears twice (here and in metadata): escaped once
-    byte[] text = chunk.text() == null ? null : JsonText.escape(chunk.text());
+    byte[] text = chunk.text() == null ? null : TEXT.quoteAsUTF8(chunk.text());
     json.writeFieldName("text");
     if (text == null) {
       json.writeNull();
