@@ -338,6 +338,10 @@ public final class Bench {
       if (instances != null && !instances.isBlank()) {
         settings.put("RAG_HTTP_INSTANCES", instances);
       }
+      String coalesceWindow = System.getProperty("bench.coalesceWindow");
+      if (coalesceWindow != null && !coalesceWindow.isBlank()) {
+        settings.put("RAG_COALESCE_WINDOW_MS", coalesceWindow);
+      }
       String resultCacheTtl = System.getProperty("bench.resultCacheTtl");
       if (resultCacheTtl != null && !resultCacheTtl.isBlank()) {
         settings.put("RAG_RESULT_CACHE_TTL_MS", resultCacheTtl);
@@ -414,12 +418,14 @@ public final class Bench {
     realisticRows.add("");
     realisticRows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; %d chunks of %s;"
             + " Cohere stand-in %d ms (dense %d-dimension vectors printed as Cohere prints them), Qdrant stand-in %d ms;"
-            + " 5 results a question; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; %d s per row, the service's"
+            + " 5 results a question; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; %d s per"
+            + " row, the service's"
             + " load then the peer's.",
         Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
         Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).substring(0, 14).trim(),
         chunks, Path.of(manual).getFileName(), cohereMs, dim, qdrantMs, instances == null ? "(default: processors)" : instances,
-        System.getProperty("bench.resultCacheTtl", "(default)"), phase.toSeconds()));
+        System.getProperty("bench.resultCacheTtl", "(default)"), System.getProperty("bench.coalesceWindow", "(default)"),
+        phase.toSeconds()));
     realisticRows.add(String.format(Locale.ROOT, "Machine check: SHA-256 of 64 MB took %.0f ms of CPU (best of 5).", machineCheckMs()));
     realisticRows.add("");
     realisticRows.add("| workload | clients | service req/s | service p99 ms | peer req/s | peer p99 ms | failed (service/peer)"
