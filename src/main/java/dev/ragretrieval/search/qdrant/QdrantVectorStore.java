@@ -191,7 +191,9 @@ public final class QdrantVectorStore implements VectorStore {
     if (requests.isEmpty()) {
       return Future.succeededFuture(List.of());
     }
-    Deadline deadline = requests.stream().map(SearchRequest::deadline).reduce(Deadline::min).orElseThrow();
+    // the latest: searches of several requests share this call (Coalescer), and an older one's nearer
+    // deadline must not cut the others short; each request still times out on its own at the edge
+    Deadline deadline = requests.stream().map(SearchRequest::deadline).reduce(Deadline::max).orElseThrow();
     // QueryBatch works on one collection: one call per collection named, answers put back in order
     Map<String, List<Integer>> byCollection = new LinkedHashMap<>();
     for (int i = 0; i < requests.size(); i++) {

@@ -105,6 +105,22 @@ class QdrantVectorStoreTest {
   }
 
   @Test
+  @DisplayName("searches sharing one call: a request near its deadline does not cut the others' time short")
+  void sharedCallRunsToTheLatestDeadline(Vertx vertx) {
+    qdrant.delay(Duration.ofMillis(300));
+    float[] query = randomVector(random, DIM);
+    io.vertx.core.Promise<List<io.vertx.core.Future<List<ScoredPoint>>>> asked = io.vertx.core.Promise.promise();
+    vertx.getOrCreateContext().runOnContext(turn -> asked.complete(List.of(
+        store.search(new SearchRequest("docs", randomVector(random, DIM), 5, 0f, Map.of(),
+            Deadline.in(Duration.ofMillis(100)))),
+        store.search(new SearchRequest("docs", query, 10, 0f, Map.of(), Deadline.in(Duration.ofSeconds(5)))))));
+    List<io.vertx.core.Future<List<ScoredPoint>>> answers = await(asked.future());
+
+    assertThat(await(answers.get(1))).extracting(ScoredPoint::id).containsExactlyElementsOf(topK(query, 10, id -> true));
+    assertThat(qdrant.callCount("QueryBatch")).isEqualTo(1);
+  }
+
+  @Test
   @DisplayName("score_threshold drops every hit scoring below it")
   void scoreThreshold() {
     float[] query = randomVector(random, DIM);
