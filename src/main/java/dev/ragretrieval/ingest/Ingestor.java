@@ -53,8 +53,12 @@ public final class Ingestor {
   static final int IN_FLIGHT_TEXTS = 192;
   /** Pages chunked and compared together: one read of stored hashes for all of them. */
   static final int PAGE_GROUP = 32;
-  /** Groups of pages chunked and compared at once: the store's round trips overlap. */
-  static final int PREPARE_LANES = 4;
+  /**
+   * Groups of pages chunked and compared at once: the store's round trips overlap. Two, not more:
+   * each lane parses pages on a worker, and on a 2-core pod four parsers starved the first embed
+   * calls and writes of CPU (docs/INGEST.md, run 6).
+   */
+  static final int PREPARE_LANES = 2;
   /** How long a batch keeps being sent again while the embedder answers 429. */
   static final Duration RATE_LIMIT_PATIENCE = Duration.ofMinutes(15);
 
@@ -440,6 +444,14 @@ public final class Ingestor {
     private Future<Void> prepareEach(List<SourcePage> changed, int index, Map<String, Map<String, JsonObject>> stored) {
       if (index >= changed.size() || fatal != null) {
         return Future.succeededFuture();
+      }
+      // read no further ahead than the queue holds: parsing the whole site at once takes the CPU
+      // that the first embed calls and writes need
+      if (queue.size() >= queueLimit) {
+        if (spaceFreed == null) {
+          spaceFreed = Promise.promise();
+        }
+        return spaceFreed.future().compose(v -> prepareEach(changed, index, stored));
       }
       SourcePage source = changed.get(index);
       // the keyword lengths matter only until the collection is being created (a new one keeps their average)

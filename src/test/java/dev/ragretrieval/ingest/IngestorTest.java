@@ -11,13 +11,17 @@ import dev.ragretrieval.embedding.EmbeddingVerticle;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.search.embedded.EmbeddedVectorStore;
 import dev.ragretrieval.testing.CohereTestServer;
+import dev.ragretrieval.testing.CountingPageSource;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.junit5.VertxExtension;
 import io.vertx.junit5.VertxTestContext;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -153,6 +157,52 @@ class IngestorTest {
         return info;
       });
     }).onComplete(test.succeedingThenComplete());
+  }
+
+  @Test
+  @DisplayName("pages are read only as far ahead as the embed queue holds; once the embedder answers, every page is stored")
+  void readingStaysAheadOfEmbeddingByTheQueueOnly(Vertx vertx, VertxTestContext test) {
+    // 60 pages of 10 chunks, batches of 16 and 4 lanes: the queue holds 256 chunks
+    List<Page> pages = new ArrayList<>();
+    for (int p = 0; p < 60; p++) {
+      List<Page.Section> sections = new ArrayList<>();
+      for (int s = 0; s < 10; s++) {
+        sections.add(new Page.Section("Part " + s, "Page " + p + " part " + s + " explains one more thing about joints."));
+      }
+      pages.add(new Page("docs/p" + p, "p" + p, "Page " + p, "ch", null, "markdown", sections));
+    }
+    AtomicInteger reads = new AtomicInteger();
+    AtomicInteger held = new AtomicInteger();
+    Promise<Void> answer = Promise.promise();
+    EmbeddingClient client = new EmbeddingClient(vertx);
+    Embedder gated = (texts, type, deadline) -> {
+      held.incrementAndGet();
+      return answer.future().compose(v -> client.embed(texts, type, deadline));
+    };
+    Future<Ingestor.Summary> run = new Ingestor(vertx, store, gated, Progress.NONE)
+        .ingest(new CountingPageSource(pages, reads), options().withEmbedder(EmbeddingTestConfigs.COHERE_MODEL, DIM));
+    AtomicInteger lastReads = new AtomicInteger(-1);
+    // once the 4 lanes hold their calls and reading has stopped moving, the run is as far ahead as it goes
+    vertx.setPeriodic(200, id -> {
+      int now = reads.get();
+      if (held.get() < 4 || now != lastReads.getAndSet(now)) {
+        return;
+      }
+      vertx.cancelTimer(id);
+      test.verify(() -> {
+        // 64 chunks in the lanes, at most 256 queued, and one page of 10 per reading lane past the limit
+        assertThat(now * 10).isLessThanOrEqualTo(64 + 256 + Ingestor.PREPARE_LANES * 10);
+        assertThat(now).isLessThan(pages.size());
+      });
+      answer.complete();
+    });
+    run.onComplete(test.succeeding(summary -> test.verify(() -> {
+      assertThat(summary.ok()).isTrue();
+      assertThat(summary.chunks()).isEqualTo(600);
+      assertThat(summary.embedded()).isEqualTo(600);
+      assertThat(reads.get()).isEqualTo(pages.size());
+      test.completeNow();
+    })));
   }
 
   @Test
