@@ -38,6 +38,7 @@ import java.util.function.LongFunction;
  *
  * <p>System properties: bench.jar, bench.cohereMs, bench.qdrantMs, bench.seconds, bench.dim,
  * bench.profile (a directory: JFR recordings of the service over uncached 64, cached 256 and SSE 64),
+ * bench.perf (true: with bench.profile, a Linux perf recording of the realistic new questions at 64 clients too),
  * bench.phases (comma list of phase groups to run: upstream, stream, batch, embedded).
  */
 public final class Bench {
@@ -257,6 +258,23 @@ public final class Bench {
     run("jcmd", String.valueOf(service.pid()), "JFR.stop", "name=" + name);
   }
 
+  /**
+   * Linux perf over the whole service process (kernel, JVM and compiled Java, which JFR's samples
+   * leave out or cannot see), into dir/NAME.perf.data; the JIT's symbol map goes to
+   * /tmp/perf-PID.map for {@code perf report}. Its sampling costs the service CPU of its own, so it
+   * runs apart from the measured rows.
+   */
+  private void perf(String profile, String name, Round phase) throws Exception {
+    String pid = String.valueOf(service.pid());
+    Process perf = new ProcessBuilder("perf", "record", "-F", "999", "-g", "-p", pid,
+        "-o", Path.of(profile, name + ".perf.data").toAbsolutePath().toString())
+        .redirectErrorStream(true).redirectOutput(Path.of(profile, name + ".perf.log").toFile()).start();
+    phase.run();
+    perf.destroy(); // SIGTERM: perf writes its data and exits
+    perf.waitFor(60, TimeUnit.SECONDS);
+    run("jcmd", pid, "Compiler.perfmap");
+  }
+
   private void upstreamPhases() throws Exception {
     report("uncached (new questions)", load(64, n -> retrieve(uniqueQuestion()), phase));
     report("uncached (new questions)", load(256, n -> retrieve(uniqueQuestion()), phase));
@@ -393,8 +411,17 @@ public final class Bench {
       if (profile != null) {
         measure(service, SERVICE_PORT);
         Files.createDirectories(Path.of(profile));
-        record(profile, "realistic-new-64", () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2)));
-        record(profile, "realistic-repeated-256", () -> load(256, n -> retrieve(cachedQuestion(n)), phase.multipliedBy(2)));
+        Round fresh = () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2));
+        Round repeated = () -> load(256, n -> retrieve(cachedQuestion(n)), phase.multipliedBy(2));
+        // after a minute of repeated questions the JVM may have dropped the new questions' compiled
+        // code (a perf profile without this round showed the C2 compiler at 60% of the service's CPU):
+        // one round unrecorded first, so the recording shows the steady state the rows measured
+        fresh.run();
+        record(profile, "realistic-new-64", fresh);
+        if (Boolean.getBoolean("bench.perf")) {
+          perf(profile, "realistic-new-64", fresh);
+        }
+        record(profile, "realistic-repeated-256", repeated);
       }
     } finally {
       if (peer != null) {
