@@ -14,12 +14,30 @@ import java.util.Map;
  */
 public final class PayloadMapper {
 
-  private final Map<String, List<String>> keys;
+  // each field's keys, in the configured order, looked up once here rather than per chunk
+  private final String[] textKeys;
+  private final String[] chunkIdKeys;
+  private final String[] sourceUrlKeys;
+  private final String[] pageTitleKeys;
+  private final String[] chapterKeys;
+  private final String[] sectionKeys;
+  private final String[] chunkIndexKeys;
   private final int maxTextChars;
 
   public PayloadMapper(AppConfig.Retrieval config) {
-    this.keys = config.payloadKeys();
+    Map<String, List<String>> keys = config.payloadKeys();
+    this.textKeys = keys(keys, "text");
+    this.chunkIdKeys = keys(keys, "chunk_id");
+    this.sourceUrlKeys = keys(keys, "source_url");
+    this.pageTitleKeys = keys(keys, "page_title");
+    this.chapterKeys = keys(keys, "chapter");
+    this.sectionKeys = keys(keys, "section");
+    this.chunkIndexKeys = keys(keys, "chunk_index");
     this.maxTextChars = config.maxTextChars();
+  }
+
+  private static String[] keys(Map<String, List<String>> keys, String field) {
+    return keys.getOrDefault(field, List.of(field)).toArray(String[]::new);
   }
 
   /** Hits in store order (best first) become ranks 1..n. */
@@ -34,7 +52,7 @@ public final class PayloadMapper {
   public RetrievedChunk map(int rank, ScoredPoint point) {
     JsonObject payload = point.payload() == null ? new JsonObject() : point.payload();
     JsonObject metadata = payload;
-    String textKey = firstKey(payload, "text");
+    String textKey = firstKey(payload, textKeys);
     String text = textKey == null ? null : string(payload.getValue(textKey));
     boolean truncated = text != null && text.length() > maxTextChars;
     if (truncated) {
@@ -43,17 +61,17 @@ public final class PayloadMapper {
       // so the store's payload object stays as it was; untruncated payloads are never modified
       metadata = payload.copy().put(textKey, text);
     }
-    String chunkId = string("chunk_id", payload);
+    String chunkId = string(chunkIdKeys, payload);
     return new RetrievedChunk(
         rank,
         point.id(),
         chunkId != null ? chunkId : point.id(),
         text,
         score(point.score()),
-        string("source_url", payload),
-        string("page_title", payload),
-        string("chapter", payload),
-        string("section", payload),
+        string(sourceUrlKeys, payload),
+        string(pageTitleKeys, payload),
+        string(chapterKeys, payload),
+        string(sectionKeys, payload),
         integer(payload),
         metadata,
         truncated);
@@ -67,14 +85,12 @@ public final class PayloadMapper {
     return Double.parseDouble(Float.toString(score));
   }
 
-  private String string(String field, JsonObject payload) {
-    String key = firstKey(payload, field);
-    return key == null ? null : string(payload.getValue(key));
+  private static String string(String[] keys, JsonObject payload) {
+    return string(first(payload, keys));
   }
 
   private Integer integer(JsonObject payload) {
-    String key = firstKey(payload, "chunk_index");
-    Object value = key == null ? null : payload.getValue(key);
+    Object value = first(payload, chunkIndexKeys);
     if (value instanceof Number n) {
       return n.intValue();
     }
@@ -88,17 +104,31 @@ public final class PayloadMapper {
     return null;
   }
 
-  private String firstKey(JsonObject payload, String field) {
-    for (String key : keys.getOrDefault(field, List.of(field))) {
-      if (payload.getValue(key) != null) {
+  private static String firstKey(JsonObject payload, String[] keys) {
+    Map<String, Object> fields = payload.getMap();
+    for (String key : keys) {
+      if (fields.get(key) != null) {
         return key;
       }
     }
     return null;
   }
 
+  /** The value of the first key present, as stored (objects and arrays unwrapped). */
+  private static Object first(JsonObject payload, String[] keys) {
+    Map<String, Object> fields = payload.getMap();
+    for (String key : keys) {
+      Object value = fields.get(key);
+      if (value != null) {
+        return value;
+      }
+    }
+    return null;
+  }
+
   private static String string(Object value) {
-    if (value == null || value instanceof JsonObject || value instanceof JsonArray) {
+    if (value == null || value instanceof JsonObject || value instanceof JsonArray || value instanceof Map
+        || value instanceof List) {
       return null;
     }
     return String.valueOf(value);
