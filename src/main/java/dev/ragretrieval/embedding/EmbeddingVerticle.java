@@ -149,8 +149,12 @@ public final class EmbeddingVerticle extends VerticleBase {
    * reaches the caller as its own failure, logged nowhere on the way.
    */
   Future<EmbedResponse> embedThroughCache(EmbedRequest request) {
-    if (!queryCache.enabled() || request.inputType() != InputType.SEARCH_QUERY) {
+    if (request.inputType() != InputType.SEARCH_QUERY) {
       return embed(request);
+    }
+    if (!queryCache.enabled()) {
+      // nothing to look up, but a turn's questions still share one upstream call
+      return questions.call(request);
     }
     List<String> texts = request.texts();
     List<Future<float[]>> vectors = new ArrayList<>(texts.size());

@@ -15,10 +15,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * New questions that reach an event loop together (the requests read in one pass over its
@@ -37,20 +38,25 @@ class CoalescedRetrievalTest {
 
   private TestStack stack;
 
-  @BeforeEach
-  void start(Vertx vertx) {
+  /** {@code queryCacheSize}: RAG_QUERY_CACHE_SIZE (0: no query-vector cache). */
+  private void start(Vertx vertx, String queryCacheSize) {
     // the result cache would answer the second asking without any call: this is about the calls
-    stack = await(TestStack.start(vertx, Map.of("RAG_RESULT_CACHE_TTL_MS", "0")));
+    stack = await(TestStack.start(vertx, Map.of("RAG_RESULT_CACHE_TTL_MS", "0",
+        "RAG_QUERY_CACHE_SIZE", queryCacheSize)));
   }
 
   @AfterEach
   void stop() {
-    await(stack.close());
+    if (stack != null) {
+      await(stack.close());
+    }
   }
 
-  @Test
-  @DisplayName("four new questions in one turn: one Cohere call of four texts, one QueryBatch of four queries")
-  void oneTurn(Vertx vertx) {
+  @ParameterizedTest(name = "RAG_QUERY_CACHE_SIZE={0}")
+  @ValueSource(strings = {"10000", "0"})
+  @DisplayName("four new questions in one turn: one Cohere call of four texts, one QueryBatch of four queries, with or without the query cache")
+  void oneTurn(String queryCacheSize, Vertx vertx) {
+    start(vertx, queryCacheSize);
     RetrievalService service = stack.app.retrieval();
     // a first question learns the collection's layout (its own calls), so the turn below is the questions alone
     await(service.retrieve(request(service, "warm up"), "q0", deadline()));
@@ -83,7 +89,8 @@ class CoalescedRetrievalTest {
 
   @Test
   @DisplayName("questions of different turns are not held back: each makes its own calls")
-  void separateTurns() {
+  void separateTurns(Vertx vertx) {
+    start(vertx, "10000");
     RetrievalService service = stack.app.retrieval();
     await(service.retrieve(request(service, "warm up"), "q0", deadline()));
     stack.cohere.reset();
