@@ -266,9 +266,15 @@ public final class Bench {
    */
   private void perf(String profile, String name, Round phase) throws Exception {
     String pid = String.valueOf(service.pid());
-    Process perf = new ProcessBuilder("perf", "record", "-F", "999", "-g", "-p", pid,
-        "-o", Path.of(profile, name + ".perf.data").toAbsolutePath().toString())
-        .redirectErrorStream(true).redirectOutput(Path.of(profile, name + ".perf.log").toFile()).start();
+    Process perf;
+    try {
+      perf = new ProcessBuilder("perf", "record", "-F", "999", "-g", "-p", pid,
+          "-o", Path.of(profile, name + ".perf.data").toAbsolutePath().toString())
+          .redirectErrorStream(true).redirectOutput(Path.of(profile, name + ".perf.log").toFile()).start();
+    } catch (java.io.IOException e) {
+      System.out.println("bench.perf: no perf recording (" + e.getMessage() + "); install linux-perf for one");
+      return;
+    }
     phase.run();
     perf.destroy(); // SIGTERM: perf writes its data and exits
     perf.waitFor(60, TimeUnit.SECONDS);

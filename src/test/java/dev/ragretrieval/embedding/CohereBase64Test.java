@@ -132,10 +132,7 @@ class CohereBase64Test extends EmbeddingServerFixture {
       return new Answer(200, new JsonObject().put("embeddings", new JsonObject().put("float", floats)).encode());
     };
     scripted(vertx, endpoint.apply(200))
-        .compose(port -> {
-          CohereProvider cohere = provider(vertx, "http://127.0.0.1:" + port);
-          return embed(cohere, TEXTS.subList(0, 1)).compose(x -> embed(cohere, TEXTS.subList(1, 2)));
-        })
+        .compose(port -> twoCalls(vertx, "http://127.0.0.1:" + port))
         .compose(second -> {
           test.verify(() -> {
             assertThat(second.get(0)).containsExactly(CohereTestServer.vectorFor(TEXTS.get(1), DIM));
@@ -144,15 +141,18 @@ class CohereBase64Test extends EmbeddingServerFixture {
           received.clear();
           return scripted(vertx, endpoint.apply(422));
         })
-        .compose(port -> {
-          CohereProvider cohere = provider(vertx, "http://127.0.0.1:" + port);
-          return embed(cohere, TEXTS.subList(0, 1)).compose(x -> embed(cohere, TEXTS.subList(1, 2)));
-        })
+        .compose(port -> twoCalls(vertx, "http://127.0.0.1:" + port))
         .onComplete(test.succeeding(second -> test.verify(() -> {
           assertThat(second.get(0)).containsExactly(CohereTestServer.vectorFor(TEXTS.get(1), DIM));
           assertThat(types(received)).containsExactly("base64", "float", "float");
           test.completeNow();
         })));
+  }
+
+  /** Two calls of one text each through one provider at {@code baseUrl}: the second call's vectors. */
+  private Future<List<float[]>> twoCalls(Vertx vertx, String baseUrl) {
+    CohereProvider cohere = provider(vertx, baseUrl);
+    return embed(cohere, TEXTS.subList(0, 1)).compose(x -> embed(cohere, TEXTS.subList(1, 2)));
   }
 
   @Test
