@@ -10,6 +10,9 @@ import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -22,6 +25,7 @@ import java.util.function.Predicate;
  * only queued until the end of the current turn (a task after those already queued), so a lone
  * request waits for nothing, and one turn's calls go out together. While a call of the same loop
  * is already out (the loop is under load), a new input waits up to a short window for others.
+ * Windows are timed on a thread of their own ({@link Windows}), not with the loop's timers.
  *
  * <p>A turn with one call makes it {@link #alone} exactly as without this class. A combined call
  * that fails in a way one input could have caused ({@code separable}: a permanent refusal) is
@@ -74,7 +78,7 @@ public final class Coalescer<I, O> {
     if (turn.waiting.isEmpty()) {
       // under load (a call already out) waiting a little gathers more; a lone caller waits for nothing
       if (windowMillis > 0 && turn.inFlight > 0) {
-        context.owner().setTimer(windowMillis, ignored -> flush(turn));
+        Windows.after(windowMillis, context, () -> flush(turn));
       } else {
         context.runOnContext(ignored -> flush(turn));
       }
@@ -130,6 +134,35 @@ public final class Coalescer<I, O> {
   }
 
   private record Waiting<I, O>(I input, Promise<O> answer) {}
+
+  /**
+   * Where windows are timed: one daemon thread that sleeps until a window ends, then hands the
+   * flush to the window's event loop as an ordinary task. Not the loop's own timers: a Netty NIO
+   * loop with a timer due within half a millisecond polls without blocking until it is due
+   * ({@code NioIoHandler.select} rounds to whole milliseconds), and under load, with a window
+   * opening every few milliseconds and requests waking the loop in between, the loops spent much
+   * of their time in that poll: 10 non-blocking {@code epoll_wait} calls a question at 64
+   * clients (bench/README.md, sixth pass). The hand-over costs one wake-up of the loop.
+   */
+  static final class Windows {
+    private static final ScheduledThreadPoolExecutor TIMER = new ScheduledThreadPoolExecutor(1, task -> {
+      Thread thread = new Thread(task, "rag-coalesce-window");
+      thread.setDaemon(true);
+      return thread;
+    });
+
+    private Windows() {}
+
+    static void after(long millis, Context context, Runnable onLoop) {
+      TIMER.schedule(() -> {
+        try {
+          context.runOnContext(ignored -> onLoop.run());
+        } catch (RejectedExecutionException closed) {
+          // Vert.x was closed meanwhile: its requests went with it
+        }
+      }, millis, TimeUnit.MILLISECONDS);
+    }
+  }
 
   /**
    * One event loop's waiting inputs and its calls in flight; touched only on that loop (a call's

@@ -219,6 +219,11 @@ public final class Bench {
     void run() throws Exception;
   }
 
+  /** A round that says how many requests it completed. */
+  private interface Counted {
+    long run() throws Exception;
+  }
+
   /**
    * Runs {@code round} for at least bench.warmup seconds (default 40, the issue's warm-up at full
    * rate) and until the JIT compiler used under 5% of the service's CPU over one (at most 15 rounds).
@@ -279,6 +284,46 @@ public final class Bench {
     perf.destroy(); // SIGTERM: perf writes its data and exits
     perf.waitFor(60, TimeUnit.SECONDS);
     run("jcmd", pid, "Compiler.perfmap");
+  }
+
+  /** The system calls a phase made (perf's syscall tracepoints, counted in the kernel), per request. */
+  private static final List<String> SYSCALLS = List.of("epoll_wait", "read", "write", "writev", "futex");
+
+  /**
+   * The service's system calls per request over {@code phase} ({@code perf stat} on the syscall
+   * tracepoints: counted in the kernel, so unlike strace it does not slow the calls it counts),
+   * printed and written to dir/NAME.syscalls.txt. An event loop that polls without blocking shows
+   * here as many {@code epoll_wait} calls a request.
+   */
+  private void syscalls(String profile, String name, Counted phase) throws Exception {
+    Path out = Path.of(profile, name + ".syscalls.txt").toAbsolutePath();
+    List<String> command = new ArrayList<>(List.of("perf", "stat", "-x", ",", "-o", out.toString(),
+        "-p", String.valueOf(service.pid())));
+    for (String call : SYSCALLS) {
+      command.addAll(List.of("-e", "syscalls:sys_enter_" + call));
+    }
+    Process stat;
+    try {
+      stat = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .start();
+    } catch (java.io.IOException e) {
+      System.out.println("bench.perf: no system call counts (" + e.getMessage() + ")");
+      return;
+    }
+    long requests = phase.run();
+    run("kill", "-INT", String.valueOf(stat.pid())); // perf stat prints its counts on SIGINT, not on SIGTERM
+    stat.waitFor(30, TimeUnit.SECONDS);
+    StringBuilder line = new StringBuilder("system calls per request, " + name + ":");
+    for (String row : Files.readAllLines(out)) {
+      String[] fields = row.split(",");
+      if (fields.length > 2 && fields[2].startsWith("syscalls:sys_enter_") && !fields[0].isBlank()
+          && Character.isDigit(fields[0].charAt(0))) {
+        line.append(String.format(Locale.ROOT, " %s %.2f", fields[2].substring("syscalls:sys_enter_".length()),
+            Long.parseLong(fields[0]) / (double) Math.max(1, requests)));
+      }
+    }
+    System.out.println(line);
+    Files.writeString(out, line + "\n", java.nio.file.StandardOpenOption.APPEND);
   }
 
   private void upstreamPhases() throws Exception {
@@ -426,6 +471,8 @@ public final class Bench {
         record(profile, "realistic-new-64", fresh);
         if (Boolean.getBoolean("bench.perf")) {
           perf(profile, "realistic-new-64", fresh);
+          syscalls(profile, "realistic-new-64",
+              () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2)).completed());
         }
         record(profile, "realistic-repeated-256", repeated);
       }

@@ -106,6 +106,7 @@ public final class QdrantTestServer {
   private final Deque<Failure> failures = new ArrayDeque<>();
   private volatile Duration delay = Duration.ZERO;
   private volatile String lastApiKey;
+  private volatile long lastClientWindow = -1;
   private volatile HttpServer http;
   private volatile int port;
 
@@ -322,6 +323,14 @@ public final class QdrantTestServer {
     return lastApiKey;
   }
 
+  /**
+   * The HTTP/2 flow-control window the client of the last call offered for each of its calls
+   * (its SETTINGS_INITIAL_WINDOW_SIZE): how much of an answer may be sent before it acknowledges.
+   */
+  public long lastClientWindow() {
+    return lastClientWindow;
+  }
+
   /** Closes the port and every open connection. */
   public Future<Void> stop() {
     HttpServer current = http;
@@ -390,6 +399,7 @@ public final class QdrantTestServer {
       calls.computeIfAbsent(name, k -> new AtomicInteger()).incrementAndGet();
       String key = request.headers().get("api-key");
       lastApiKey = key;
+      lastClientWindow = request.connection().remoteSettings().getInitialWindowSize();
       request.handler(message -> answer(request, key, () -> impl.apply(message)));
     });
   }

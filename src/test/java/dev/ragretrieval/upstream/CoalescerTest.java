@@ -25,6 +25,8 @@ class CoalescerTest {
   /** Inputs of each call made, alone or together. */
   private final List<String> alone = new CopyOnWriteArrayList<>();
   private final List<List<String>> together = new CopyOnWriteArrayList<>();
+  /** The thread each combined call was made on. */
+  private final List<Thread> togetherOn = new CopyOnWriteArrayList<>();
 
   /** Answered when the test says so: a call still in flight. */
   private final Promise<String> slow = Promise.promise();
@@ -40,6 +42,7 @@ class CoalescerTest {
       };
     }, inputs -> {
       together.add(List.copyOf(inputs));
+      togetherOn.add(Thread.currentThread());
       return togetherFails != null ? Future.failedFuture(togetherFails)
           : Future.succeededFuture(inputs.stream().map(input -> input + "!").toList());
     }, Coalescer::permanentRefusal, window);
@@ -123,6 +126,7 @@ class CoalescerTest {
     Coalescer<String, String> coalescer = coalescer(null, Duration.ofMillis(200));
     io.vertx.core.Context loop = vertx.getOrCreateContext();
     Future<String> first = inOneTurn(vertx, loop, () -> coalescer.call("slow"));
+    Thread loopThread = inOneTurn(vertx, loop, Thread::currentThread);
     long started = System.nanoTime();
     Future<String> second = inOneTurn(vertx, loop, () -> coalescer.call("b"));
     Future<String> third = inOneTurn(vertx, loop, () -> coalescer.call("c"));
@@ -131,6 +135,8 @@ class CoalescerTest {
     assertThat(await(third)).isEqualTo("c!");
     assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(Duration.ofMillis(200).toNanos());
     assertThat(together).containsExactly(List.of("b", "c"));
+    // the window is timed off the loop, but the call is made on it, as every call of this loop is
+    assertThat(togetherOn).containsExactly(loopThread);
     assertThat(first.isComplete()).isFalse();
     slow.complete("slow!");
     assertThat(await(first)).isEqualTo("slow!");

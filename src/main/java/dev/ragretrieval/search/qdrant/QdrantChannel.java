@@ -9,6 +9,7 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.PemTrustOptions;
@@ -41,6 +42,15 @@ final class QdrantChannel {
 
   /** Qdrant answers with whole payloads; gRPC's 256 KiB default is too small for a batch. */
   private static final long MAX_MESSAGE_BYTES = 64L * 1024 * 1024;
+  /**
+   * How much of an answer Qdrant may send before this side acknowledges it (HTTP/2 flow control):
+   * 1 MiB a call, as grpc-java allows, and 8 MiB over all of a connection's calls. HTTP/2's own
+   * 64 KiB made this side send a WINDOW_UPDATE after nearly every search (a QueryBatch answer
+   * carries each hit's payload, 40 to 200 KB for a few questions' chunks), and made Qdrant wait for
+   * it before sending the rest of a larger answer.
+   */
+  static final int CALL_WINDOW_BYTES = 1024 * 1024;
+  static final int CONNECTION_WINDOW_BYTES = 8 * 1024 * 1024;
 
   /** A probe of a node that left the rotation waits this long at most for its answer. */
   private static final long PROBE_TIMEOUT_MS = 1000;
@@ -64,6 +74,8 @@ final class QdrantChannel {
     HttpClientOptions http = new HttpClientOptions()
         .setProtocolVersion(HttpVersion.HTTP_2)
         .setHttp2ClearTextUpgrade(false) // h2c with prior knowledge, as Qdrant expects
+        .setInitialSettings(new Http2Settings().setInitialWindowSize(CALL_WINDOW_BYTES))
+        .setHttp2ConnectionWindowSize(CONNECTION_WINDOW_BYTES)
         .setConnectTimeout((int) Math.min(timeoutMillis, 10_000))
         .setSsl(tls)
         .setUseAlpn(tls)
