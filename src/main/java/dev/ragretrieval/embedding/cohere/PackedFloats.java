@@ -99,13 +99,13 @@ final class PackedFloats {
 
   /** Every value finite and at most {@link #LARGEST}, and the largest not vanishingly small (unless all are 0). */
   static boolean plausible(float[] vector) {
+    // one pass without a branch per value: Math.max carries a NaN through to the check below
     float largest = 0;
     for (float value : vector) {
-      float size = Math.abs(value);
-      if (!(size <= LARGEST)) { // NaN too
-        return false;
-      }
-      largest = Math.max(largest, size);
+      largest = Math.max(largest, Math.abs(value));
+    }
+    if (!(largest <= LARGEST)) { // NaN too
+      return false;
     }
     return largest == 0 || largest >= SMALLEST_LARGEST;
   }
