@@ -57,32 +57,22 @@ final class PackedFloats {
     if (at < body.length && body[at] == ']') {
       return vectors;
     }
-    int length = -1; // the string before's: an answer's vectors all have one size
     while (true) {
       if (at >= body.length || body[at] != '"') {
         throw new IllegalStateException("embeddings.base64 must be an array of strings");
       }
       int from = at + 1;
-      ByteBuffer bytes = null;
-      int to = from + length;
-      if (length >= 0 && to < body.length && body[to] == '"') {
-        // a quote where the string before ended: taken without looking at each byte; had the string
-        // ended sooner, the span holds a quote or a comma, which base64 refuses, and it is looked for
-        try {
-          bytes = base64.decode(ByteBuffer.wrap(body, from, length));
-        } catch (IllegalArgumentException notOneString) {
-          bytes = null;
-        }
-      }
-      if (bytes == null) {
-        to = closingQuote(body, from);
-        if (to < 0) {
+      int to = from;
+      while (to < body.length && body[to] != '"') {
+        if (body[to] == '\\') {
           return null;
         }
-        bytes = base64.decode(ByteBuffer.wrap(body, from, to - from));
+        to++;
       }
-      length = to - from;
-      vectors.add(decode(bytes));
+      if (to == body.length) {
+        throw new IllegalStateException("a base64 string is not closed");
+      }
+      vectors.add(decode(base64.decode(ByteBuffer.wrap(body, from, to - from))));
       at = skipSpace(body, to + 1);
       if (at < body.length && body[at] == ']') {
         return vectors;
@@ -92,21 +82,6 @@ final class PackedFloats {
       }
       at = skipSpace(body, at + 1);
     }
-  }
-
-  /** Where the string starting at {@code from} ends; -1 if it holds an escape (a JSON parser's job). */
-  private static int closingQuote(byte[] body, int from) {
-    int to = from;
-    while (to < body.length && body[to] != '"') {
-      if (body[to] == '\\') {
-        return -1;
-      }
-      to++;
-    }
-    if (to == body.length) {
-      throw new IllegalStateException("a base64 string is not closed");
-    }
-    return to;
   }
 
   private static int skipSpace(byte[] body, int at) {

@@ -59,30 +59,6 @@ class PackedFloatsTest {
   }
 
   @Test
-  @DisplayName("strings of other lengths in one array are read right, also where the length before lands on a later quote")
-  void stringsOfOtherLengths() {
-    float[] four = {0.5f, -0.25f, 0.125f, 1f};
-    float[] two = {-0.5f, 0.75f};
-    float[] one = {0.25f};
-    String a = java.util.Base64.getEncoder().encodeToString(bytes(four, ByteOrder.LITTLE_ENDIAN));
-    String b = java.util.Base64.getEncoder().encodeToString(bytes(two, ByteOrder.LITTLE_ENDIAN));
-    String c = java.util.Base64.getEncoder().encodeToString(bytes(one, ByteOrder.LITTLE_ENDIAN));
-    // 24 characters on from where b starts is the quote that closes c: b, its quote, ", ", c
-    assertThat(a.length()).isEqualTo(b.length() + 4 + c.length());
-    String json = "[\"" + a + "\", \"" + b + "\", \"" + c + "\"]";
-
-    java.util.List<float[]> read = PackedFloats.decodeArray(json.getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0);
-
-    assertThat(read).hasSize(3);
-    assertThat(bits(read.get(0))).containsExactly(bits(four));
-    assertThat(bits(read.get(1))).containsExactly(bits(two));
-    assertThat(bits(read.get(2))).containsExactly(bits(one));
-    // a later string with an escape is still left to the parser
-    String escaped = "[\"" + a + "\",\"" + a.substring(0, 4) + "\\/" + a.substring(6) + "\"]";
-    assertThat(PackedFloats.decodeArray(escaped.getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0)).isNull();
-  }
-
-  @Test
   @DisplayName("Cohere's reader: an answer whose base64 has escaped slashes is read by the parser, to the same vectors")
   void escapedAnswerThroughTheParser() throws Exception {
     float[] vector = CohereTestServer.denseVectorFor("open a file", 1024);
