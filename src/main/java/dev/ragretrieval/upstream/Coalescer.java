@@ -139,10 +139,10 @@ public final class Coalescer<I, O> {
    * Where windows are timed: one daemon thread that sleeps until a window ends, then hands the
    * flush to the window's event loop as an ordinary task. Not the loop's own timers: a Netty NIO
    * loop with a timer due within half a millisecond polls without blocking until it is due
-   * ({@code NioIoHandler.select} rounds to whole milliseconds), and under load, with a window
-   * opening every few milliseconds and requests waking the loop in between, the loops spent much
-   * of their time in that poll: 10 non-blocking {@code epoll_wait} calls a question at 64
-   * clients (bench/README.md, sixth pass). The hand-over costs one wake-up of the loop.
+   * ({@code NioIoHandler.select} rounds to whole milliseconds). Under load a window opens every
+   * few milliseconds and requests wake the loop in between, so the loops polled most of the time:
+   * 10 non-blocking {@code epoll_wait} calls a question at 64 clients (bench/README.md, sixth
+   * pass). The hand-over costs one wake-up of the loop.
    */
   static final class Windows {
     private static final ScheduledThreadPoolExecutor TIMER = new ScheduledThreadPoolExecutor(1, task -> {

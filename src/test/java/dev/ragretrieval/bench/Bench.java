@@ -311,8 +311,14 @@ public final class Bench {
       return;
     }
     long requests = phase.run();
-    run("kill", "-INT", String.valueOf(stat.pid())); // perf stat prints its counts on SIGINT, not on SIGTERM
-    stat.waitFor(30, TimeUnit.SECONDS);
+    if (stat.isAlive()) {
+      run("kill", "-INT", String.valueOf(stat.pid())); // perf stat prints its counts on SIGINT, not on SIGTERM
+      stat.waitFor(30, TimeUnit.SECONDS);
+    }
+    if (!Files.exists(out)) {
+      System.out.println("bench.perf: perf stat counted nothing (are the syscall tracepoints readable?)");
+      return;
+    }
     StringBuilder line = new StringBuilder("system calls per request, " + name + ":");
     for (String row : Files.readAllLines(out)) {
       String[] fields = row.split(",");
