@@ -97,10 +97,22 @@ class RequestTracesTest {
     return await(stack.client.post("/v1/retrieve").putHeader("traceparent", traceparent(traceId)).sendJsonObject(body));
   }
 
-  /** Every span of the trace, once the server span ended (the last to end) and its children are exported. */
+  /**
+   * Every span of the trace, once the server span ended, its children are exported, and no more
+   * come: the span that writes the answer ("write response", "write events") wraps
+   * {@code response.end()}, inside which the server span ends, so it ends a moment after the server
+   * span (a CI run read the trace in between).
+   */
   private List<SpanData> trace(String traceId, String route) {
     SpanData server = recorder.server(traceId, route);
     eventually(() -> recorder.trace(traceId).stream().allMatch(s -> s == server || reaches(recorder.trace(traceId), s, server)));
+    int[] seen = {-1};
+    eventually(() -> {
+      int now = recorder.trace(traceId).size();
+      boolean settled = now == seen[0];
+      seen[0] = now;
+      return settled;
+    });
     return recorder.trace(traceId);
   }
 
