@@ -2,7 +2,9 @@ package dev.ragretrieval.retrieval;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.JsonStringEncoder;
+import com.fasterxml.jackson.core.io.SerializedString;
 import dev.ragretrieval.search.Fusion;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.search.CollectionInfo;
@@ -27,7 +29,19 @@ public final class ResultJson {
 
   private static final JsonFactory JSON = new JsonFactory();
   /** Escapes as the generator does (quotes, backslashes, control characters), into UTF-8. */
-  private static final JsonStringEncoder TEXT = JsonStringEncoder.getInstance();
+  private static final JsonStringEncoder ESCAPER = JsonStringEncoder.getInstance();
+  // a chunk's field names, quoted and encoded once: each answer writes them for every chunk
+  private static final SerializableString RANK = new SerializedString("rank");
+  private static final SerializableString ID = new SerializedString("id");
+  private static final SerializableString CHUNK_ID = new SerializedString("chunk_id");
+  private static final SerializableString TEXT = new SerializedString("text");
+  private static final SerializableString SCORE = new SerializedString("score");
+  private static final SerializableString SOURCE_URL = new SerializedString("source_url");
+  private static final SerializableString PAGE_TITLE = new SerializedString("page_title");
+  private static final SerializableString CHAPTER = new SerializedString("chapter");
+  private static final SerializableString SECTION = new SerializedString("section");
+  private static final SerializableString CHUNK_INDEX = new SerializedString("chunk_index");
+  private static final SerializableString METADATA = new SerializedString("metadata");
 
   private ResultJson() {}
 
@@ -147,29 +161,32 @@ public final class ResultJson {
 
   public static void chunk(JsonGenerator json, RetrievedChunk chunk) throws IOException {
     json.writeStartObject();
-    json.writeNumberField("rank", chunk.rank());
-    json.writeStringField("id", chunk.id());
-    json.writeStringField("chunk_id", chunk.chunkId());
+    json.writeFieldName(RANK);
+    json.writeNumber(chunk.rank());
+    string(json, ID, chunk.id());
+    string(json, CHUNK_ID, chunk.chunkId());
     // the text is most of a chunk and appears twice (here and in metadata): escaped once
-    byte[] text = chunk.text() == null ? null : TEXT.quoteAsUTF8(chunk.text());
-    json.writeFieldName("text");
+    byte[] text = chunk.text() == null ? null : ESCAPER.quoteAsUTF8(chunk.text());
+    json.writeFieldName(TEXT);
     if (text == null) {
       json.writeNull();
     } else {
       json.writeRawUTF8String(text, 0, text.length);
     }
-    json.writeNumberField("score", chunk.score());
-    json.writeStringField("source_url", chunk.sourceUrl());
-    json.writeStringField("page_title", chunk.pageTitle());
-    json.writeStringField("chapter", chunk.chapter());
-    json.writeStringField("section", chunk.section());
+    json.writeFieldName(SCORE);
+    json.writeNumber(chunk.score());
+    string(json, SOURCE_URL, chunk.sourceUrl());
+    string(json, PAGE_TITLE, chunk.pageTitle());
+    string(json, CHAPTER, chunk.chapter());
+    string(json, SECTION, chunk.section());
+    json.writeFieldName(CHUNK_INDEX);
     if (chunk.chunkIndex() == null) {
-      json.writeNullField("chunk_index");
+      json.writeNull();
     } else {
-      json.writeNumberField("chunk_index", chunk.chunkIndex().intValue());
+      json.writeNumber(chunk.chunkIndex().intValue());
     }
     // the whole payload, as it came from the store, written as it stands: no copy
-    json.writeFieldName("metadata");
+    json.writeFieldName(METADATA);
     metadata(json, chunk.metadata() == null ? EMPTY : chunk.metadata(), chunk.text(), text);
     if (chunk.truncated()) {
       json.writeBooleanField("truncated", true);
@@ -178,6 +195,12 @@ public final class ResultJson {
       json.writeNumberField("relevance_score", chunk.relevanceScore());
     }
     json.writeEndObject();
+  }
+
+  /** A string field (null as JSON null), its name encoded once for every chunk. */
+  private static void string(JsonGenerator json, SerializableString name, String value) throws IOException {
+    json.writeFieldName(name);
+    json.writeString(value);
   }
 
   /** The payload as it stands; the field holding the chunk's own text reuses its escaped bytes. */
