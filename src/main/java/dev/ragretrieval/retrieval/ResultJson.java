@@ -3,7 +3,6 @@ package dev.ragretrieval.retrieval;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.SerializableString;
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.core.io.SerializedString;
 import dev.ragretrieval.search.Fusion;
 import dev.ragretrieval.error.ServiceException;
@@ -28,8 +27,8 @@ import java.util.Map;
 public final class ResultJson {
 
   private static final JsonFactory JSON = new JsonFactory();
-  /** Escapes as the generator does (quotes, backslashes, control characters), into UTF-8. */
-  private static final JsonStringEncoder ESCAPER = JsonStringEncoder.getInstance();
+  /** Chunk texts escaped as the generator escapes (quotes, backslashes, control characters), into UTF-8. */
+  private static final EscapedTexts TEXTS = new EscapedTexts(EscapedTexts.MAX_BYTES);
   // a chunk's field names, quoted and encoded once: each answer writes them for every chunk
   private static final SerializableString RANK = new SerializedString("rank");
   private static final SerializableString ID = new SerializedString("id");
@@ -166,7 +165,7 @@ public final class ResultJson {
     string(json, ID, chunk.id());
     string(json, CHUNK_ID, chunk.chunkId());
     // the text is most of a chunk and appears twice (here and in metadata): escaped once
-    byte[] text = chunk.text() == null ? null : ESCAPER.quoteAsUTF8(chunk.text());
+    byte[] text = chunk.text() == null ? null : TEXTS.of(chunk.id(), chunk.text());
     json.writeFieldName(TEXT);
     if (text == null) {
       json.writeNull();
