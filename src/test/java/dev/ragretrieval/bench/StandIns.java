@@ -115,7 +115,7 @@ public final class StandIns {
    * The control port: {@code /points/C} answers collection C's point ids with their
    * {@code content_hash} and {@code page_hash} (the ingest bench compares collections);
    * {@code /fail429} makes Cohere answer the next 3 calls 429 with Retry-After 1; anything else
-   * answers the counts: embed calls and inputs, Qdrant write calls.
+   * answers the counts: embed calls and inputs, Qdrant search calls (Query and QueryBatch) and write calls.
    */
   private static JsonObject control(String path, QdrantTestServer qdrant, CohereTestServer cohere) {
     if (path.startsWith("/points/")) {
@@ -133,6 +133,7 @@ public final class StandIns {
       cohere.failNext(3, 429, "1");
     }
     return new JsonObject().put("calls", cohere.callCount()).put("inputs", cohere.inputCount())
+        .put("searches", qdrant.callCount("Query") + qdrant.callCount("QueryBatch"))
         .put("upserts", qdrant.callCount("Upsert")).put("deletes", qdrant.callCount("Delete"))
         .put("set_payloads", qdrant.callCount("SetPayload"));
   }
