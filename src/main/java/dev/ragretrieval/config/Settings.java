@@ -189,10 +189,9 @@ public final class Settings {
           + " score_threshold, filter, search mode, fusion and rerank. Trade-off: for up to this long after an ingest, a"
           + " repeated question may get the chunks from before it"));
   public static final Setting COALESCE_WINDOW = add(integer("retrieval.coalesce_window_ms", "RAG_COALESCE_WINDOW_MS",
-      2, 0, 100, "new questions that reach an event loop together share one embedding call, and their searches one Qdrant"
-          + " QueryBatch; while an embedding call is already in flight on that loop, a new question waits up to this long"
-          + " for others to share the next one (a lone question never waits; 0 = share only what arrives in the same turn"
-          + " of the loop). Searches never wait: the questions of one embedding answer already search together."
+      2, 0, 100, "new questions that reach an event loop together share one embedding call and one Qdrant QueryBatch;"
+          + " while such a call is already in flight on that loop, a new question waits up to this long for others to"
+          + " share the next one (a lone question never waits; 0 = share only what arrives in the same turn of the loop)."
           + " Trade-off: up to this much latency under load, for fewer upstream calls per question (about half as"
           + " many Cohere calls at 64 clients in bench/; the CPU a question is about the same)"));
   public static final Setting SEARCH_MODE = add(choice("retrieval.search_mode", "RAG_SEARCH_MODE", "hybrid",

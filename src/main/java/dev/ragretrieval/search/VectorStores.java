@@ -19,7 +19,8 @@ public final class VectorStores {
   /** {@code readOnly}: the embedded store only searches (a command beside a running server). */
   public static Future<VectorStore> create(Vertx vertx, AppConfig config, RagMetrics metrics, boolean readOnly) {
     if (config.qdrant().host().isPresent()) {
-      return Future.succeededFuture(new QdrantVectorStore(vertx, config.qdrant(), metrics));
+      return Future.succeededFuture(new QdrantVectorStore(vertx, config.qdrant(), metrics,
+          config.retrieval().coalesceWindow()));
     }
     return Future.succeededFuture(new EmbeddedVectorStore(vertx, config.store().dataDir(), metrics, readOnly));
   }

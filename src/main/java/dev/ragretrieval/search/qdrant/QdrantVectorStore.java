@@ -118,17 +118,25 @@ public final class QdrantVectorStore implements VectorStore {
   private final Map<String, Map<String, io.qdrant.client.grpc.JsonWithInt.Value>> bm25Options = new ConcurrentHashMap<>();
   private final Coalescer<SearchRequest, List<ScoredPoint>> searches;
 
-  /** Uses {@link #retryPolicy} and Vert.x's resolver. */
+  /** Uses {@link #retryPolicy} and Vert.x's resolver; only one turn's searches share a call. */
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, RagMetrics metrics) {
-    this(vertx, config, retryPolicy(config), HostResolver.of(vertx), metrics);
+    this(vertx, config, metrics, Duration.ZERO);
+  }
+
+  /** As above; under load a search waits up to {@code coalesceWindow} to share a call (RAG_COALESCE_WINDOW_MS). */
+  public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, RagMetrics metrics, Duration coalesceWindow) {
+    this(vertx, config, retryPolicy(config), HostResolver.of(vertx), metrics, coalesceWindow);
   }
 
   /** {@code resolver} finds every address of {@code config.host()}; calls rotate over them. */
   public QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver,
       RagMetrics metrics) {
-    // no window: a turn's searches already arrive together, asked by one embedding answer's questions
-    // (a window only added a hand-off to the window thread and its wait to each of them)
-    this.searches = new Coalescer<>(this::searchAlone, this::searchBatch, Coalescer::permanentRefusal, Duration.ZERO);
+    this(vertx, config, policy, resolver, metrics, Duration.ZERO);
+  }
+
+  private QdrantVectorStore(Vertx vertx, AppConfig.Qdrant config, Retry.Policy policy, HostResolver resolver,
+      RagMetrics metrics, Duration coalesceWindow) {
+    this.searches = new Coalescer<>(this::searchAlone, this::searchBatch, Coalescer::permanentRefusal, coalesceWindow);
     String host = config.host().orElseThrow(() -> new IllegalArgumentException("Qdrant host is not configured"));
     QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver,
         config.failover().resolveInterval(), config.failover().probeInterval());
