@@ -40,9 +40,14 @@ class CoalescedRetrievalTest {
 
   /** {@code queryCacheSize}: RAG_QUERY_CACHE_SIZE (0: no query-vector cache). */
   private void start(Vertx vertx, String queryCacheSize) {
+    start(vertx, Map.of("RAG_QUERY_CACHE_SIZE", queryCacheSize));
+  }
+
+  private void start(Vertx vertx, Map<String, String> settings) {
     // the result cache would answer the second asking without any call: this is about the calls
-    stack = await(TestStack.start(vertx, Map.of("RAG_RESULT_CACHE_TTL_MS", "0",
-        "RAG_QUERY_CACHE_SIZE", queryCacheSize)));
+    Map<String, String> all = new java.util.HashMap<>(settings);
+    all.put("RAG_RESULT_CACHE_TTL_MS", "0");
+    stack = await(TestStack.start(vertx, all));
   }
 
   @AfterEach
@@ -104,6 +109,39 @@ class CoalescedRetrievalTest {
     assertThat(stack.cohere.callCount()).isEqualTo(2);
     assertThat(stack.qdrant.callCount("Query") - queriesBefore).isEqualTo(2);
     assertThat(stack.qdrant.callCount("QueryBatch") - batchesBefore).isZero();
+  }
+
+  @Test
+  @DisplayName("questions of later turns that waited out the window for one Cohere call share one QueryBatch too")
+  void windowThenOneSearch(Vertx vertx) {
+    start(vertx, Map.of("RAG_COALESCE_WINDOW_MS", "100"));
+    RetrievalService service = stack.app.retrieval();
+    await(service.retrieve(request(service, "warm up"), "q0", deadline()));
+    stack.cohere.reset();
+    stack.cohere.delay(Duration.ofMillis(400));
+    int queriesBefore = stack.qdrant.callCount("Query");
+    int batchesBefore = stack.qdrant.callCount("QueryBatch");
+
+    // the first question's Cohere call is in flight while the others arrive, one turn each, on its loop
+    io.vertx.core.Context loop = vertx.getOrCreateContext();
+    List<Future<RetrievalResult>> answers = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      String question = QUESTIONS.get(i);
+      Promise<Future<RetrievalResult>> asked = Promise.promise();
+      loop.runOnContext(turn -> asked.complete(service.retrieve(request(service, question), "q", deadline())));
+      answers.add(await(asked.future()));
+    }
+
+    for (int i = 0; i < 3; i++) {
+      assertThat(await(answers.get(i)).results()).extracting(RetrievedChunk::id)
+          .containsExactlyElementsOf(expectedIds(QUESTIONS.get(i)));
+    }
+    // the first alone; the two that waited the window together, then searched together: the
+    // searches of one embedding answer are asked in one turn of the loop
+    assertThat(stack.cohere.callCount()).isEqualTo(2);
+    assertThat(stack.cohere.inputCount()).isEqualTo(3);
+    assertThat(stack.qdrant.callCount("Query") - queriesBefore).isEqualTo(1);
+    assertThat(stack.qdrant.callCount("QueryBatch") - batchesBefore).isEqualTo(1);
   }
 
   private static RetrievalRequest request(RetrievalService service, String question) {
