@@ -504,20 +504,26 @@ public final class Bench {
     Files.writeString(out.resolve("realistic.md"), table + "\n");
   }
 
+  /** RAG_LOG_LEVEL of the services: bench.logLevel, WARN by default. */
+  private static String logLevel() {
+    String level = System.getProperty("bench.logLevel");
+    return level == null || level.isBlank() ? "WARN" : level;
+  }
+
   private void realisticHeader(int dim, long cohereMs, long qdrantMs, String manual, int chunks, String instances,
       boolean peer) throws Exception {
     realisticRows.add("# rag-retrieval bench: the realistic workload" + (peer ? ", beside the peer" : " (no peer: bench.peer unset)"));
     realisticRows.add("");
     realisticRows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; %d chunks of %s;"
             + " Cohere stand-in %d ms (dense %d-dimension vectors printed as Cohere prints them), Qdrant stand-in %d ms;"
-            + " 5 results a question; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; %d s per"
+            + " 5 results a question; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; RAG_LOG_LEVEL=%s; %d s per"
             + " row, the service's"
             + " load then the peer's.",
         Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
         Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).substring(0, 14).trim(),
         chunks, Path.of(manual).getFileName(), cohereMs, dim, qdrantMs, instances == null ? "(default: processors)" : instances,
         System.getProperty("bench.resultCacheTtl", "(default)"), System.getProperty("bench.coalesceWindow", "(default)"),
-        phase.toSeconds()));
+        logLevel(), phase.toSeconds()));
     realisticRows.add(String.format(Locale.ROOT, "Machine check: SHA-256 of 64 MB took %.0f ms of CPU (best of 5).", machineCheckMs()));
     realisticRows.add("");
     realisticRows.add("| workload | clients | service req/s | service p99 ms | peer req/s | peer p99 ms | failed (service/peer)"
@@ -879,7 +885,8 @@ public final class Bench {
         || key.startsWith("OPENAI_") || key.startsWith("EMBEDDING_"));
     env.put("RAG_HTTP_PORT", String.valueOf(servicePort));
     env.put("RAG_MAX_IN_FLIGHT", "10000");
-    env.put("RAG_LOG_LEVEL", "WARN");
+    // WARN unless asked: at INFO every request writes its request-log line, which is measured apart
+    env.put("RAG_LOG_LEVEL", logLevel());
     env.putAll(new HashMap<>(settings));
     service = builder.start();
     measured = service;
