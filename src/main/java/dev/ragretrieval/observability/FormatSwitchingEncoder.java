@@ -1,9 +1,10 @@
 package dev.ragretrieval.observability;
 
-import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.PatternLayout;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.encoder.EncoderBase;
+import ch.qos.logback.core.encoder.LayoutWrappingEncoder;
 import dev.ragretrieval.config.AppConfig.LogFormat;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
@@ -17,7 +18,7 @@ import net.logstash.logback.encoder.LogstashEncoder;
  */
 public final class FormatSwitchingEncoder extends EncoderBase<ILoggingEvent> {
 
-  static final String PLAIN_PATTERN = "%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n";
+  static final String PLAIN_PATTERN = "%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%fields%n";
 
   private volatile LogFormat format = fromEnvironment();
   private volatile Encoder<ILoggingEvent> delegate;
@@ -99,9 +100,14 @@ public final class FormatSwitchingEncoder extends EncoderBase<ILoggingEvent> {
       json.start();
       return json;
     }
-    PatternLayoutEncoder plain = new PatternLayoutEncoder();
+    PatternLayout layout = new PatternLayout();
+    layout.getInstanceConverterMap().put("fields", StructuredFieldsConverter::new);
+    layout.setContext(getContext());
+    layout.setPattern(PLAIN_PATTERN);
+    layout.start();
+    LayoutWrappingEncoder<ILoggingEvent> plain = new LayoutWrappingEncoder<>();
     plain.setContext(getContext());
-    plain.setPattern(PLAIN_PATTERN);
+    plain.setLayout(layout);
     plain.setCharset(StandardCharsets.UTF_8);
     plain.start();
     return plain;

@@ -8,13 +8,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One line per answered request on logger {@code rag.request}. The fields are structured
- * arguments: real JSON fields with the JSON encoder, {@code key=value} pairs on a plain line.
+ * arguments: real JSON fields with the JSON encoder, {@code key=value} pairs after the message on
+ * a plain line ({@link StructuredFieldsConverter}). The message itself is only {@code "request"}:
+ * with the fields in it as well, a JSON line carried each of them twice, and formatting and
+ * escaping that copy cost as much as the rest of a cached answer (bench/README.md, ninth pass).
  * Headers are not part of an {@link Entry}, so API keys cannot reach this log; query text appears
  * only when {@code logging.log_query_text} is true.
  */
 public final class RequestLog {
 
   static final Logger LOG = LoggerFactory.getLogger("rag.request");
+  private static final String MESSAGE = "request";
 
   private static volatile boolean logQueryText;
 
@@ -63,14 +67,10 @@ public final class RequestLog {
     if (logQueryText && e.queryText() != null) {
       Object[] withQuery = java.util.Arrays.copyOf(fields, fields.length + 1);
       withQuery[fields.length] = kv("query", oneLine(e.queryText()));
-      LOG.info(template(withQuery.length), withQuery);
+      LOG.info(MESSAGE, withQuery);
     } else {
-      LOG.info(template(fields.length), fields);
+      LOG.info(MESSAGE, fields);
     }
-  }
-
-  private static String template(int n) {
-    return "request" + " {}".repeat(n);
   }
 
   private static double round(double millis) {

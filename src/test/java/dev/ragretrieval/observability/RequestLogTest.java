@@ -1,5 +1,6 @@
 package dev.ragretrieval.observability;
 
+import static net.logstash.logback.argument.StructuredArguments.kv;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Logger;
@@ -43,6 +44,8 @@ class RequestLogTest {
     JsonObject line = single();
     assertThat(line.getString("logger_name")).isEqualTo("rag.request");
     assertThat(line.getString("level")).isEqualTo("INFO");
+    // each field once: as a field, not also spelled out in the message
+    assertThat(line.getString("message")).isEqualTo("request");
     assertThat(line.getString("query_id")).isEqualTo("q-1");
     assertThat(line.getString("request_id")).isEqualTo("req-7f3a");
     assertThat(line.getString("method")).isEqualTo("POST");
@@ -97,7 +100,20 @@ class RequestLogTest {
     assertThat(text.lines()).hasSize(1);
     assertThat(text).contains("INFO", "rag.request", "query_id=q-3", "request_id=req-10", "method=POST", "route=/v1/context", "status=504",
         "code=TIMEOUT", "duration_ms=15000.0", "embed_ms=14990.0", "streamed=false");
+    assertThat(text).contains("rag.request - request query_id=q-3 request_id=req-10 method=POST route=/v1/context status=504 code=TIMEOUT");
     assertThat(text).doesNotContain("launch code").doesNotStartWith("{");
+  }
+
+  @Test
+  @DisplayName("on a plain line a structured field the message places itself is not repeated after it")
+  void plainLinePlacedField() {
+    capture(LogFormat.PLAIN);
+
+    RequestLog.LOG.info("placed {} then", kv("first", 1), kv("second", "two"));
+
+    String text = out.toString(StandardCharsets.UTF_8);
+    assertThat(text).contains("- placed first=1 then second=two");
+    assertThat(text.split("first=", -1)).hasSize(2);
   }
 
   private void capture(LogFormat format) {

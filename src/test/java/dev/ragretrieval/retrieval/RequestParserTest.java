@@ -115,6 +115,16 @@ class RequestParserTest {
   }
 
   @Test
+  @DisplayName("every control character but tab, line feed and carriage return is removed from inside a query, and nothing else")
+  void controlCharactersRemovedOneByOne() {
+    for (char c = 0; c < 0x200; c++) {
+      String query = parser.parse(new JsonObject().put("query", "a" + c + "b")).query();
+      boolean removed = Character.getType(c) == Character.CONTROL && c != '\t' && c != '\n' && c != '\r';
+      assertThat(query).as("U+%04X", (int) c).isEqualTo(removed ? "ab" : "a" + c + "b");
+    }
+  }
+
+  @Test
   @DisplayName("a misspelt field such as topk is INVALID_REQUEST naming the field it likely meant")
   void nearMissFieldGetsHint() {
     assertThatThrownBy(() -> parser.parse(body("{\"query\": \"q\", \"topk\": 3}")))
