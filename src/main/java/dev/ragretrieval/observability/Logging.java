@@ -48,16 +48,20 @@ public final class Logging {
   public static void consoleToStderr(boolean stderr) {
     String target = stderr ? "System.err" : "System.out";
     for (Appender<ILoggingEvent> appender : appenders(context())) {
+      // the target is read when the appender starts
       if (appender instanceof ConsoleAppender<ILoggingEvent> console && !target.equals(console.getTarget())) {
-        // the target is read when the appender starts
         console.stop();
         console.setTarget(target);
         console.start();
+      } else if (appender instanceof BatchingConsoleAppender requests && !target.equals(requests.getTarget())) {
+        requests.stop();
+        requests.setTarget(target);
+        requests.start();
       }
     }
   }
 
-  /** The encoders of every appender logback.xml attached (normally one console appender). */
+  /** The encoders of every appender logback.xml attached (the console's and the request log's). */
   static List<FormatSwitchingEncoder> encoders(LoggerContext context) {
     List<FormatSwitchingEncoder> found = new ArrayList<>();
     for (Appender<ILoggingEvent> appender : appenders(context)) {

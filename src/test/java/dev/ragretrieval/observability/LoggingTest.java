@@ -27,9 +27,9 @@ class LoggingTest {
   }
 
   @Test
-  @DisplayName("logback.xml sends logs to the console through the switchable encoder and quiets noisy libraries")
+  @DisplayName("logback.xml sends logs to the console through the switchable encoder (the request log through its own) and quiets noisy libraries")
   void logbackXmlShape() {
-    assertThat(Logging.encoders(Logging.context())).hasSize(1);
+    assertThat(Logging.encoders(Logging.context())).hasSize(2);
     assertThat(Logging.context().getLogger("io.netty").getEffectiveLevel()).isEqualTo(Level.WARN);
     assertThat(Logging.context().getLogger("ai.djl.util").getEffectiveLevel()).isEqualTo(Level.WARN);
   }

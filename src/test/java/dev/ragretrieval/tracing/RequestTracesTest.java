@@ -493,6 +493,7 @@ class RequestTracesTest {
     appender.start();
     root.addAppender(appender);
     Logger requests = ((ch.qos.logback.classic.LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory()).getLogger("rag.request");
+    requests.addAppender(appender); // the request log has its own appender and does not reach the root's
     ch.qos.logback.classic.Level before = requests.getLevel();
     requests.setLevel(ch.qos.logback.classic.Level.INFO);
     try {
@@ -516,6 +517,7 @@ class RequestTracesTest {
           .allSatisfy(line -> assertThat(line.getString("trace_id")).isEqualTo(traceId));
     } finally {
       requests.setLevel(before);
+      requests.detachAppender(appender);
       root.detachAppender(appender);
       appender.stop();
     }
