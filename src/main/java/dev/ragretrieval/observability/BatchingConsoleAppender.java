@@ -3,10 +3,9 @@ package dev.ragretrieval.observability;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.OutputStreamAppender;
 import java.io.BufferedOutputStream;
-import java.io.FileDescriptor;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -59,8 +58,7 @@ public final class BatchingConsoleAppender extends OutputStreamAppender<ILogging
       addError("target must be System.out or System.err, not " + target);
       return;
     }
-    OutputStream console = sink != null ? sink
-        : new FileOutputStream("System.err".equals(target) ? FileDescriptor.err : FileDescriptor.out);
+    OutputStream console = sink != null ? sink : new StandardStream("System.err".equals(target));
     setImmediateFlush(false);
     setOutputStream(new LineBuffer(console));
     super.start();
@@ -98,6 +96,39 @@ public final class BatchingConsoleAppender extends OutputStreamAppender<ILogging
       out.flush();
     } catch (IOException e) {
       addError("could not write the request log", e);
+    }
+  }
+
+  /**
+   * {@code System.out} or {@code System.err} as it is at each write, as logback's ConsoleAppender
+   * writes: a JVM that replaced it (Maven's test runner, an application embedding the service)
+   * gets the lines, and a chunk is still one write call on the descriptor (the JDK's standard
+   * streams only buffer what is shorter than 128 bytes, and flush after every write).
+   */
+  private static final class StandardStream extends OutputStream {
+    private final boolean err;
+
+    StandardStream(boolean err) {
+      this.err = err;
+    }
+
+    private PrintStream stream() {
+      return err ? System.err : System.out;
+    }
+
+    @Override
+    public void write(int b) {
+      stream().write(b);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      stream().write(b, off, len);
+    }
+
+    @Override
+    public void flush() {
+      stream().flush();
     }
   }
 

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -88,6 +89,22 @@ class BatchingConsoleAppenderTest {
   }
 
   @Test
+  @DisplayName("without a sink the lines go through System.out as it is when written, as the console appender's do")
+  void throughSystemOut() {
+    PrintStream original = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      attach(3_600_000, null);
+      logger.info("to the replaced stdout");
+      appender.stop();
+    } finally {
+      System.setOut(original);
+    }
+    assertThat(captured.toString(StandardCharsets.UTF_8)).isEqualTo("to the replaced stdout\n");
+  }
+
+  @Test
   @DisplayName("the request logger writes through this appender, not line by line through the console appender")
   void requestLoggerUsesIt() {
     Logger requests = Logging.context().getLogger("rag.request");
@@ -98,6 +115,10 @@ class BatchingConsoleAppenderTest {
   }
 
   private void attach(long flushMillis) {
+    attach(flushMillis, console);
+  }
+
+  private void attach(long flushMillis, OutputStream sink) {
     LoggerContext context = Logging.context();
     PatternLayoutEncoder encoder = new PatternLayoutEncoder();
     encoder.setContext(context);
@@ -106,7 +127,9 @@ class BatchingConsoleAppenderTest {
     appender = new BatchingConsoleAppender();
     appender.setContext(context);
     appender.setEncoder(encoder);
-    appender.setSink(console);
+    if (sink != null) {
+      appender.setSink(sink);
+    }
     appender.setFlushMillis(flushMillis);
     appender.start();
     assertThat(appender.isStarted()).isTrue();
