@@ -12,11 +12,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The request log's appender: console lines gathered in a small buffer and written several at a
- * time, as web servers buffer their access logs. One {@code write} call per request line cost
- * about as much in the kernel as encoding the line (bench/README.md, ninth pass), on the event loop
- * that answered. Lines still go out within {@link #setFlushMillis a second}, when the buffer
+ * time, as web servers buffer their access logs. With one {@code write} call per line, on the
+ * event loop that answered, the kernel took about 0.006 ms of the line's 0.014 ms of CPU
+ * (bench/README.md, eighth and ninth passes). Lines still go out within {@link #setFlushMillis a second}, when the buffer
  * fills, when the appender stops and when the JVM exits (SIGTERM, {@code System.exit}); a JVM
- * killed outright loses at most that second of request lines. Every other logger keeps logback's
+ * killed outright loses about that last second of request lines. Every other logger keeps logback's
  * {@code ConsoleAppender}, which writes each line at once.
  *
  * <p>The buffer holds {@value #CHUNK} bytes, the size Linux writes to a pipe in one piece, and is
@@ -102,8 +102,8 @@ public final class BatchingConsoleAppender extends OutputStreamAppender<ILogging
   /**
    * {@code System.out} or {@code System.err} as it is at each write, as logback's ConsoleAppender
    * writes: a JVM that replaced it (Maven's test runner, an application embedding the service)
-   * gets the lines, and a chunk is still one write call on the descriptor (the JDK's standard
-   * streams only buffer what is shorter than 128 bytes, and flush after every write).
+   * gets the lines, and a chunk is still one write call on the descriptor: the JDK's standard
+   * streams flush after every write (seen with strace on JDK 17 and 25).
    */
   private static final class StandardStream extends OutputStream {
     private final boolean err;

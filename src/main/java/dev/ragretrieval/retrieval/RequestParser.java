@@ -187,7 +187,7 @@ public final class RequestParser {
 
   /**
    * Whether {@link #CONTROL} would remove anything: most questions have no control character, and
-   * the regex's pass cost 2% of a cached answer (bench/README.md, ninth pass).
+   * the regex's pass took 2% of a cached answer's samples (bench/README.md, ninth pass).
    */
   private static boolean hasControl(String text) {
     for (int i = 0; i < text.length(); i++) {
