@@ -2,10 +2,10 @@ package dev.ragretrieval.observability;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.OutputStreamAppender;
+import ch.qos.logback.core.joran.spi.ConsoleTarget;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -54,13 +54,16 @@ public final class BatchingConsoleAppender extends OutputStreamAppender<ILogging
 
   @Override
   public void start() {
-    if (!"System.out".equals(target) && !"System.err".equals(target)) {
+    ConsoleTarget console = ConsoleTarget.findByName(target);
+    if (console == null) {
       addError("target must be System.out or System.err, not " + target);
       return;
     }
-    OutputStream console = sink != null ? sink : new StandardStream("System.err".equals(target));
     setImmediateFlush(false);
-    setOutputStream(new LineBuffer(console));
+    // logback's console stream writes to System.out (or err) as it is at each write, so a JVM that
+    // replaced it (Maven's test runner) gets the lines; the JDK's standard streams flush after
+    // every write, so a chunk is one write call (seen with strace on JDK 17 and 25)
+    setOutputStream(new LineBuffer(sink != null ? sink : console.getStream()));
     super.start();
     flusher = Executors.newSingleThreadScheduledExecutor(task -> {
       Thread thread = new Thread(task, "rag-request-log");
@@ -96,39 +99,6 @@ public final class BatchingConsoleAppender extends OutputStreamAppender<ILogging
       out.flush();
     } catch (IOException e) {
       addError("could not write the request log", e);
-    }
-  }
-
-  /**
-   * {@code System.out} or {@code System.err} as it is at each write, as logback's ConsoleAppender
-   * writes: a JVM that replaced it (Maven's test runner, an application embedding the service)
-   * gets the lines, and a chunk is still one write call on the descriptor: the JDK's standard
-   * streams flush after every write (seen with strace on JDK 17 and 25).
-   */
-  private static final class StandardStream extends OutputStream {
-    private final boolean err;
-
-    StandardStream(boolean err) {
-      this.err = err;
-    }
-
-    private PrintStream stream() {
-      return err ? System.err : System.out;
-    }
-
-    @Override
-    public void write(int b) {
-      stream().write(b);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) {
-      stream().write(b, off, len);
-    }
-
-    @Override
-    public void flush() {
-      stream().flush();
     }
   }
 
