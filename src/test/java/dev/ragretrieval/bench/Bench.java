@@ -516,14 +516,14 @@ public final class Bench {
     realisticRows.add("");
     realisticRows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; %d chunks of %s;"
             + " Cohere stand-in %d ms (dense %d-dimension vectors printed as Cohere prints them), Qdrant stand-in %d ms;"
-            + " 5 results a question; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; RAG_LOG_LEVEL=%s; %d s per"
+            + " 5 results a question; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; RAG_LOG_LEVEL=%s; service JVM options: %s; %d s per"
             + " row, the service's"
             + " load then the peer's.",
         Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
         Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).substring(0, 14).trim(),
         chunks, Path.of(manual).getFileName(), cohereMs, dim, qdrantMs, instances == null ? "(default: processors)" : instances,
         System.getProperty("bench.resultCacheTtl", "(default)"), System.getProperty("bench.coalesceWindow", "(default)"),
-        logLevel(), phase.toSeconds()));
+        logLevel(), System.getProperty("bench.serviceJavaOptions", "(none)"), phase.toSeconds()));
     realisticRows.add(String.format(Locale.ROOT, "Machine check: SHA-256 of 64 MB took %.0f ms of CPU (best of 5).", machineCheckMs()));
     realisticRows.add("");
     realisticRows.add("| workload | clients | service req/s | service p99 ms | peer req/s | peer p99 ms | failed (service/peer)"
@@ -888,6 +888,13 @@ public final class Bench {
     // WARN unless asked: at INFO every request writes its request-log line, which is measured apart
     env.put("RAG_LOG_LEVEL", logLevel());
     env.putAll(new HashMap<>(settings));
+    // JVM flags for the service alone (say, the collector a deployment's container gets); the
+    // stand-ins, the peer and the load keep theirs
+    env.remove("JDK_JAVA_OPTIONS");
+    String javaOptions = System.getProperty("bench.serviceJavaOptions");
+    if (javaOptions != null && !javaOptions.isBlank()) {
+      env.put("JDK_JAVA_OPTIONS", javaOptions);
+    }
     service = builder.start();
     measured = service;
     port = servicePort;
