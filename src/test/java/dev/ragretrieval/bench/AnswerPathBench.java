@@ -2,8 +2,6 @@ package dev.ragretrieval.bench;
 
 import dev.ragretrieval.config.ConfigLoader;
 import dev.ragretrieval.ingest.Chunk;
-import dev.ragretrieval.ingest.Chunker;
-import dev.ragretrieval.ingest.HtmlReader;
 import dev.ragretrieval.retrieval.PayloadMapper;
 import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievedChunk;
@@ -11,14 +9,12 @@ import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.qdrant.QdrantPayloads;
 import io.qdrant.client.grpc.Points;
 import io.vertx.core.json.JsonObject;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.Stream;
 
 /**
  * The part of a new question's cost that turns Qdrant's answer into the answer's chunks, timed in
@@ -113,26 +109,15 @@ public final class AnswerPathBench {
     System.out.println("(" + written + " bytes written)");
   }
 
-  /** The first {@code wanted} chunks of the pages under {@code root}, as Qdrant would answer them. */
+  /** The realistic workload's points, as Qdrant would answer them. */
   private static List<Points.ScoredPoint> seed(Path root, int wanted) throws Exception {
-    List<Path> pages;
-    try (Stream<Path> files = Files.walk(root)) {
-      pages = files.filter(f -> f.toString().endsWith(".html")).sorted().toList();
-    }
-    Chunker chunker = new Chunker();
     List<Points.ScoredPoint> points = new ArrayList<>(wanted);
-    for (Path page : pages) {
-      String url = "https://docs.python.org/3.11/" + root.relativize(page).toString().replace('\\', '/');
-      for (Chunk chunk : chunker.chunk(HtmlReader.read(url, Files.readString(page)))) {
-        points.add(Points.ScoredPoint.newBuilder()
-            .setId(QdrantPayloads.toPointId(chunk.pointId()))
-            .putAllPayload(QdrantPayloads.toPayload(chunk.payload()))
-            .build());
-        if (points.size() == wanted) {
-          return points;
-        }
-      }
+    for (Chunk chunk : StandIns.manualChunks(root, wanted)) {
+      points.add(Points.ScoredPoint.newBuilder()
+          .setId(QdrantPayloads.toPointId(chunk.pointId()))
+          .putAllPayload(QdrantPayloads.toPayload(chunk.payload()))
+          .build());
     }
-    throw new IllegalStateException(root + " holds only " + points.size() + " chunks; " + wanted + " wanted");
+    return points;
   }
 }

@@ -147,27 +147,39 @@ public final class StandIns {
    * them. Sizes are reported on stderr, which the bench keeps in stand-ins.log.
    */
   private static List<String> seedManual(QdrantTestServer qdrant, Path root, int chunks, int dimension) throws IOException {
+    long chars = 0;
+    List<String> texts = new java.util.ArrayList<>();
+    for (Chunk chunk : manualChunks(root, chunks)) {
+      qdrant.upsert(TestStack.COLLECTION, chunk.pointId(), CohereTestServer.denseVectorFor(chunk.embedText(), dimension),
+          chunk.payload());
+      chars += chunk.payload().getString("text").length();
+      texts.add(chunk.payload().getString("text"));
+    }
+    System.err.printf("seeded %d chunks of %s, %d chars of text each on average%n", chunks, root, chars / chunks);
+    return texts;
+  }
+
+  /**
+   * The first {@code chunks} chunks of the pages under {@code root}, in path order, read and chunked
+   * by the ingest code (the realistic workload's points; {@link AnswerPathBench} builds its answers
+   * from the same).
+   */
+  static List<Chunk> manualChunks(Path root, int chunks) throws IOException {
     List<Path> pages;
     try (Stream<Path> files = Files.walk(root)) {
       pages = files.filter(f -> f.toString().endsWith(".html")).sorted().toList();
     }
     Chunker chunker = new Chunker();
-    int seeded = 0;
-    long chars = 0;
-    List<String> texts = new java.util.ArrayList<>();
+    List<Chunk> found = new java.util.ArrayList<>(chunks);
     for (Path page : pages) {
       String url = "https://docs.python.org/3.11/" + root.relativize(page).toString().replace('\\', '/');
       for (Chunk chunk : chunker.chunk(HtmlReader.read(url, Files.readString(page)))) {
-        qdrant.upsert(TestStack.COLLECTION, chunk.pointId(), CohereTestServer.denseVectorFor(chunk.embedText(), dimension),
-            chunk.payload());
-        chars += chunk.payload().getString("text").length();
-        texts.add(chunk.payload().getString("text"));
-        if (++seeded == chunks) {
-          System.err.printf("seeded %d chunks of %s, %d chars of text each on average%n", seeded, root, chars / seeded);
-          return texts;
+        found.add(chunk);
+        if (found.size() == chunks) {
+          return found;
         }
       }
     }
-    throw new IllegalStateException(root + " holds only " + seeded + " chunks; " + chunks + " wanted");
+    throw new IllegalStateException(root + " holds only " + found.size() + " chunks; " + chunks + " wanted");
   }
 }
