@@ -190,10 +190,11 @@ public final class Settings {
           + " repeated question may get the chunks from before it"));
   public static final Setting COALESCE_WINDOW = add(integer("retrieval.coalesce_window_ms", "RAG_COALESCE_WINDOW_MS",
       2, 0, 100, "new questions that reach an event loop together share one embedding call and one Qdrant QueryBatch;"
-          + " while such a call is already in flight on that loop, a new question waits up to this long for others to"
-          + " share the next one (a lone question never waits; 0 = share only what arrives in the same turn of the loop)."
-          + " Trade-off: up to this much latency under load, for fewer upstream calls per question (about half as"
-          + " many Cohere calls at 64 clients in bench/; the CPU a question is about the same)"));
+          + " while such a call is already in flight on that loop, a new question waits this long for others to share"
+          + " the next one: until the loop next has a question or an answer after that, and at most half as long again"
+          + " (a lone question never waits; 0 = share only what arrives in the same turn of the loop). Trade-off: up to"
+          + " 1.5 times this much latency under load, for fewer upstream calls per question (about half as many Cohere"
+          + " calls at 64 clients in bench/, and less CPU a question)"));
   public static final Setting SEARCH_MODE = add(choice("retrieval.search_mode", "RAG_SEARCH_MODE", "hybrid",
       List.of("hybrid", "dense"), "default `search_mode` of requests: `hybrid` (where the collection has a BM25 index,"
           + " else dense) or `dense`"));

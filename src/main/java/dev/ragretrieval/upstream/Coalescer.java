@@ -10,9 +10,6 @@ import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -25,7 +22,8 @@ import java.util.function.Predicate;
  * only queued until the end of the current turn (a task after those already queued), so a lone
  * request waits for nothing, and one turn's calls go out together. While a call of the same loop
  * is already out (the loop is under load), a new input waits up to a short window for others.
- * Windows are timed on a thread of their own ({@link Windows}), not with the loop's timers.
+ * A window ends when the loop next comes to a coalescer after its length, or, on a loop with
+ * nothing else to do, at most half a length later ({@link CoalescingWindows}).
  *
  * <p>A turn with one call makes it {@link #alone} exactly as without this class. A combined call
  * that fails in a way one input could have caused ({@code separable}: a permanent refusal) is
@@ -73,12 +71,13 @@ public final class Coalescer<I, O> {
     if (context == null || !Context.isOnEventLoopThread() || Spans.enabled()) {
       return safely(alone, input);
     }
+    CoalescingWindows.flushEnded();
     Turn<I, O> turn = turns.get();
     Promise<O> answer = Promise.promise();
     if (turn.waiting.isEmpty()) {
       // under load (a call already out) waiting a little gathers more; a lone caller waits for nothing
       if (windowMillis > 0 && turn.inFlight > 0) {
-        Windows.after(windowMillis, context, () -> flush(turn));
+        CoalescingWindows.open(windowMillis, context, () -> flush(turn));
       } else {
         context.runOnContext(ignored -> flush(turn));
       }
@@ -95,6 +94,7 @@ public final class Coalescer<I, O> {
       Waiting<I, O> only = batch.get(0);
       safely(alone, only.input).onComplete(done -> {
         turn.inFlight--;
+        CoalescingWindows.flushEnded();
         only.answer.handle(done);
       });
       return;
@@ -105,6 +105,7 @@ public final class Coalescer<I, O> {
     }
     safely(together, inputs).onComplete(done -> {
       turn.inFlight--;
+      CoalescingWindows.flushEnded();
       if (done.succeeded() && done.result().size() == batch.size()) {
         for (int i = 0; i < batch.size(); i++) {
           batch.get(i).answer.complete(done.result().get(i));
@@ -134,35 +135,6 @@ public final class Coalescer<I, O> {
   }
 
   private record Waiting<I, O>(I input, Promise<O> answer) {}
-
-  /**
-   * Where windows are timed: one daemon thread that sleeps until a window ends, then hands the
-   * flush to the window's event loop as an ordinary task. Not the loop's own timers: a Netty NIO
-   * loop with a timer due within half a millisecond polls without blocking until it is due
-   * ({@code NioIoHandler.select} rounds to whole milliseconds). Under load a window opens every
-   * few milliseconds and requests wake the loop in between, so the loops polled most of the time:
-   * 10 non-blocking {@code epoll_wait} calls a question at 64 clients (bench/README.md, sixth
-   * pass). The hand-over costs one wake-up of the loop.
-   */
-  static final class Windows {
-    private static final ScheduledThreadPoolExecutor TIMER = new ScheduledThreadPoolExecutor(1, task -> {
-      Thread thread = new Thread(task, "rag-coalesce-window");
-      thread.setDaemon(true);
-      return thread;
-    });
-
-    private Windows() {}
-
-    static void after(long millis, Context context, Runnable onLoop) {
-      TIMER.schedule(() -> {
-        try {
-          context.runOnContext(ignored -> onLoop.run());
-        } catch (RejectedExecutionException closed) {
-          // Vert.x was closed meanwhile: its requests went with it
-        }
-      }, millis, TimeUnit.MILLISECONDS);
-    }
-  }
 
   /**
    * One event loop's waiting inputs and its calls in flight; touched only on that loop (a call's

@@ -121,7 +121,8 @@ class CoalescerTest {
   }
 
   @Test
-  @DisplayName("while a call of the loop is in flight, calls of later turns wait out the window and go together")
+  @DisplayName("while a call of the loop is in flight, calls of later turns wait out the window and go together, "
+      + "ended by the backstop on a loop with nothing else to do")
   void windowUnderLoad(Vertx vertx) {
     Coalescer<String, String> coalescer = coalescer(null, Duration.ofMillis(200));
     io.vertx.core.Context loop = vertx.getOrCreateContext();
@@ -135,7 +136,7 @@ class CoalescerTest {
     assertThat(await(third)).isEqualTo("c!");
     assertThat(System.nanoTime() - started).isGreaterThanOrEqualTo(Duration.ofMillis(200).toNanos());
     assertThat(together).containsExactly(List.of("b", "c"));
-    // the window is timed off the loop, but the call is made on it, as every call of this loop is
+    // the backstop ended the window off the loop, but the call is made on it, as every call of this loop is
     assertThat(togetherOn).containsExactly(loopThread);
     assertThat(first.isComplete()).isFalse();
     slow.complete("slow!");
@@ -145,6 +146,54 @@ class CoalescerTest {
     assertThat(await(inOneTurn(vertx, loop, () -> coalescer.call("d")))).isEqualTo("d!");
     assertThat(System.nanoTime() - lone).isLessThan(Duration.ofMillis(200).toNanos());
     assertThat(alone).containsExactly("slow", "d");
+  }
+
+  @Test
+  @DisplayName("a window that has ended goes when its loop next comes to the coalescer, without waiting for the backstop")
+  void windowEndsOnItsLoop(Vertx vertx) throws InterruptedException {
+    Coalescer<String, String> coalescer = coalescer(null, Duration.ofMillis(600));
+    io.vertx.core.Context loop = vertx.getOrCreateContext();
+    Future<String> first = inOneTurn(vertx, loop, () -> coalescer.call("slow"));
+    long opened = System.nanoTime();
+    Future<String> second = inOneTurn(vertx, loop, () -> coalescer.call("b"));
+    // past the window's length, well before its backstop (half a length later)
+    sleepUntil(opened + Duration.ofMillis(620).toNanos());
+    assertThat(second.isComplete()).isFalse();
+    Future<String> third = inOneTurn(vertx, loop, () -> coalescer.call("c"));
+
+    assertThat(await(second)).isEqualTo("b!");
+    assertThat(await(third)).isEqualTo("c!");
+    // the window ended at the next call, which still joined it; a timer ending it at 600 ms would
+    // have sent "b" alone and opened a new window for "c"
+    assertThat(together).containsExactly(List.of("b", "c"));
+    slow.complete("slow!");
+    assertThat(await(first)).isEqualTo("slow!");
+  }
+
+  @Test
+  @DisplayName("another coalescer's call on the same loop ends a window that has ended too")
+  void windowEndsAtAnyCoalescer(Vertx vertx) throws InterruptedException {
+    Coalescer<String, String> waiting = coalescer(null, Duration.ofMillis(600));
+    Coalescer<String, String> other = coalescer(null, Duration.ofMillis(600));
+    io.vertx.core.Context loop = vertx.getOrCreateContext();
+    Future<String> first = inOneTurn(vertx, loop, () -> waiting.call("slow"));
+    long opened = System.nanoTime();
+    Future<String> second = inOneTurn(vertx, loop, () -> waiting.call("b"));
+    sleepUntil(opened + Duration.ofMillis(620).toNanos());
+    assertThat(second.isComplete()).isFalse();
+    assertThat(await(inOneTurn(vertx, loop, () -> other.call("x")))).isEqualTo("x!");
+    // the flush was queued on the loop by that call, ahead of this task: "b" has gone
+    assertThat(inOneTurn(vertx, loop, () -> alone.contains("b"))).isTrue();
+    assertThat(await(second)).isEqualTo("b!");
+    slow.complete("slow!");
+    assertThat(await(first)).isEqualTo("slow!");
+  }
+
+  private static void sleepUntil(long nanoTime) throws InterruptedException {
+    long left;
+    while ((left = nanoTime - System.nanoTime()) > 0) {
+      Thread.sleep(Math.max(1, left / 1_000_000));
+    }
   }
 
   @Test
