@@ -30,8 +30,11 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class CoalescingWindows {
 
-  /** Each event loop's open windows, touched only on that loop. */
-  private static final EventLoopLocal<List<Window>> OPEN = new EventLoopLocal<>(ArrayList::new);
+  /**
+   * Each event loop's open windows, touched only on that loop. A thread-local, not an
+   * {@link EventLoopLocal}: this one is static, and an event loop's list goes with its thread.
+   */
+  private static final ThreadLocal<List<Window>> OPEN = ThreadLocal.withInitial(ArrayList::new);
 
   private CoalescingWindows() {}
 
