@@ -194,7 +194,7 @@ public final class Settings {
           + " the next one: until the loop next has a question or an answer after that, and at most half as long again"
           + " (a lone question never waits; 0 = share only what arrives in the same turn of the loop). Trade-off: up to"
           + " 1.5 times this much latency under load, for fewer upstream calls per question (about half as many Cohere"
-          + " calls at 64 clients in bench/, and less CPU a question)"));
+          + " calls at 64 clients in bench/; the CPU a question is about the same)"));
   public static final Setting SEARCH_MODE = add(choice("retrieval.search_mode", "RAG_SEARCH_MODE", "hybrid",
       List.of("hybrid", "dense"), "default `search_mode` of requests: `hybrid` (where the collection has a BM25 index,"
           + " else dense) or `dense`"));
