@@ -71,6 +71,15 @@ final class CoalescingWindows {
     }
   }
 
+  /** {@code task} as a task of {@code context}'s loop, after those already queued. */
+  private static void onLoop(Context context, Runnable task) {
+    try {
+      context.runOnContext(ignored -> task.run());
+    } catch (RejectedExecutionException gone) {
+      // Vert.x was closed meanwhile: its requests went with it
+    }
+  }
+
   /** One window: ended once, by its loop or by the backstop through its loop. */
   private static final class Window {
     final Context context;
@@ -93,11 +102,7 @@ final class CoalescingWindows {
         return;
       }
       closed = true;
-      try {
-        context.runOnContext(ignored -> flush.run());
-      } catch (RejectedExecutionException gone) {
-        // Vert.x was closed meanwhile: its requests went with it
-      }
+      onLoop(context, flush);
     }
   }
 
@@ -170,11 +175,7 @@ final class CoalescingWindows {
           it.remove();
         } else if (now - window.backstopAt >= 0) {
           it.remove();
-          try {
-            window.context.runOnContext(ignored -> window.close());
-          } catch (RejectedExecutionException gone) {
-            // Vert.x was closed meanwhile: its requests went with it
-          }
+          onLoop(window.context, window::close);
         } else if (!watching || window.backstopAt - earliest < 0) {
           earliest = window.backstopAt;
           watching = true;
