@@ -5,7 +5,6 @@ import dev.ragretrieval.ingest.Chunk;
 import dev.ragretrieval.retrieval.PayloadMapper;
 import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievedChunk;
-import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.qdrant.QdrantPayloads;
 import io.qdrant.client.grpc.Points;
 import io.vertx.core.json.JsonObject;
@@ -77,12 +76,7 @@ public final class AnswerPathBench {
         List<List<RetrievedChunk>> questions = new ArrayList<>(QUESTIONS_PER_CALL);
         for (Points.BatchResult result : answer.getResultList()) {
           // as QdrantVectorStore reads a dense search's hits
-          List<ScoredPoint> hits = new ArrayList<>(TOP_K);
-          for (Points.ScoredPoint p : result.getResultList()) {
-            hits.add(new ScoredPoint(QdrantPayloads.fromPointId(p.getId()), p.getScore(),
-                QdrantPayloads.fromPayload(p.getPayloadMap())));
-          }
-          questions.add(mapper.map(hits));
+          questions.add(mapper.map(QdrantPayloads.scored(result.getResultList())));
         }
         long t2 = System.nanoTime();
         for (List<RetrievedChunk> chunks : questions) {

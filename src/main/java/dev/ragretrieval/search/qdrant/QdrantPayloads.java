@@ -1,6 +1,8 @@
 package dev.ragretrieval.search.qdrant;
 
+import dev.ragretrieval.search.ScoredPoint;
 import io.qdrant.client.grpc.Common.PointId;
+import io.qdrant.client.grpc.Points;
 import io.qdrant.client.grpc.JsonWithInt.ListValue;
 import io.qdrant.client.grpc.JsonWithInt.NullValue;
 import io.qdrant.client.grpc.JsonWithInt.Struct;
@@ -13,7 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Converts between Vert.x JSON and Qdrant's payload values, and between id strings and PointIds. */
+/**
+ * Converts between Vert.x JSON and Qdrant's payload values, between id strings and PointIds, and
+ * Qdrant's hits to the store's.
+ */
 public final class QdrantPayloads {
 
   private QdrantPayloads() {}
@@ -108,5 +113,12 @@ public final class QdrantPayloads {
       case UUID -> id.getUuid();
       case POINTIDOPTIONS_NOT_SET -> "";
     };
+  }
+
+  /** Qdrant's hits as the store's: id, score and payload (bench/answer-path times this too). */
+  public static List<ScoredPoint> scored(List<Points.ScoredPoint> points) {
+    return points.stream()
+        .map(p -> new ScoredPoint(fromPointId(p.getId()), p.getScore(), fromPayload(p.getPayloadMap())))
+        .toList();
   }
 }

@@ -169,7 +169,7 @@ public final class QdrantVectorStore implements VectorStore {
                   query(request, using, hybrid), budget, request.collection()))
               .compose(response -> hybrid
                   ? settled(request, using, fused(response.getResultList(), request, using, hybridLimit(request)))
-                  : Future.succeededFuture(scored(response.getResultList())));
+                  : Future.succeededFuture(QdrantPayloads.scored(response.getResultList())));
         });
   }
 
@@ -228,7 +228,7 @@ public final class QdrantVectorStore implements VectorStore {
                 return null;
               }));
         } else {
-          results[slot] = scored(points);
+          results[slot] = QdrantPayloads.scored(points);
         }
       }
       return Future.all(settling).<Void>mapEmpty();
@@ -718,14 +718,6 @@ public final class QdrantVectorStore implements VectorStore {
           "Qdrant returned a vector of size " + b.length + " for a query of size " + a.length);
     }
     return (float) dev.ragretrieval.embedding.Vectors.cosine(a, b); // Qdrant's Points.Vectors holds the simple name
-  }
-
-
-  private static List<ScoredPoint> scored(List<io.qdrant.client.grpc.Points.ScoredPoint> points) {
-    return points.stream()
-        .map(p -> new ScoredPoint(QdrantPayloads.fromPointId(p.getId()), p.getScore(),
-            QdrantPayloads.fromPayload(p.getPayloadMap())))
-        .toList();
   }
 
   private static Object facetValue(FacetHit hit) {
