@@ -78,8 +78,12 @@ class HybridSearchApiTest {
     assertThat(params.getJsonObject("fusion")).isEqualTo(new JsonObject().put("method", "rrf").put("k", fusion.rrfK())
         .put("dense_weight", fusion.denseWeight()).put("keyword_weight", fusion.keywordWeight())
         .put("candidates", fusion.candidatesFor(5)));
-    assertThat(lastQuery().getPrefetchCount()).isEqualTo(2);
-    assertThat(lastQuery().getQuery().getRrf().getK()).isEqualTo(fusion.qdrantK());
+    // a hybrid search's fused query, then its dense list for the cosines
+    List<QueryPoints> queries = stack.qdrant.queries();
+    QueryPoints fused = queries.get(queries.size() - 2);
+    assertThat(fused.getPrefetchCount()).isEqualTo(2);
+    assertThat(fused.getQuery().getRrf().getK()).isEqualTo(fusion.qdrantK());
+    assertThat(lastQuery().getQuery().getNearest().hasDense()).isTrue();
     Map<Integer, Double> cosines = new java.util.HashMap<>();
     TestStack.bruteForce(query, TestStack.CHUNKS.length, -1).forEach(e -> cosines.put(e.getKey(), e.getValue()));
     JsonArray results = body.getJsonArray("results");

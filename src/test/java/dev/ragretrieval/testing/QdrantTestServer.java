@@ -104,6 +104,8 @@ public final class QdrantTestServer {
   private final GrpcServer grpc;
   private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
   private final Deque<Failure> failures = new ArrayDeque<>();
+  /** Edits of the next answers (editNextAnswer), guarded by {@code failures} too. */
+  private final Deque<java.util.function.UnaryOperator<com.google.protobuf.Message>> edits = new ArrayDeque<>();
   private volatile Duration delay = Duration.ZERO;
   private volatile String lastApiKey;
   private volatile long lastClientWindow = -1;
@@ -298,6 +300,16 @@ public final class QdrantTestServer {
     }
   }
 
+  /**
+   * The next answer (any RPC) goes through {@code edit} before it is sent, as from a replica whose
+   * data differs from the one that answered before.
+   */
+  public void editNextAnswer(java.util.function.UnaryOperator<com.google.protobuf.Message> edit) {
+    synchronized (failures) {
+      edits.add(edit);
+    }
+  }
+
   /** Every call waits this long before it is answered ({@code Duration.ZERO} = at once). */
   public void delay(Duration perCall) {
     this.delay = perCall;
@@ -424,8 +436,15 @@ public final class QdrantTestServer {
         fail(response, injected.status(), "injected failure", injected.retryAfterSeconds());
         return;
       }
+      java.util.function.UnaryOperator<com.google.protobuf.Message> edit;
+      synchronized (failures) {
+        edit = edits.poll();
+      }
       try {
-        response.end(work.get());
+        Resp answer = work.get();
+        @SuppressWarnings("unchecked")
+        Resp edited = edit == null ? answer : (Resp) edit.apply((com.google.protobuf.Message) answer);
+        response.end(edited);
       } catch (StatusException e) {
         fail(response, e.status(), e.message(), null);
       } catch (RuntimeException e) {

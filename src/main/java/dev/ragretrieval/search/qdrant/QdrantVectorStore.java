@@ -86,13 +86,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@value #BM25_MODEL} (its server-side BM25), with the options of {@link KeywordAnalysis} and the
  * average keyword length the collection was created with (its metadata {@value #AVG_LEN_KEY}); a
  * collection without that metadata was written with Qdrant's default options, and keeps getting
- * them. A hybrid search is one Query API call: a dense and a sparse prefetch, both filtered, fused
+ * them. A hybrid search is one Query API query: a dense and a sparse prefetch, both filtered, fused
  * by {@code Rrf {k, weights}} from the request's {@link Fusion}. Qdrant orders equal fused scores
  * arbitrarily, so the page is sorted again here by {@link Fusion#ORDER} (fused score, cosine, id)
- * before it is cut; see {@link #hybridQuery}. Each hit's score is the cosine of the query and its
- * dense vector, computed here from the vector Qdrant returns with the hit (Cosine collections store
- * vectors normalised), and the score threshold applies to that cosine. A collection without the
- * sparse vector is searched dense.
+ * before it is cut; see {@link #hybridQuery}. Each hit's score is its cosine with the query, read
+ * from the dense prefetch asked on its own in the same QueryBatch ({@link #denseCandidates}), and
+ * the score threshold applies to that cosine. Should a hit be missing from that list, the page is
+ * asked again with the hits' dense vectors and the cosines computed here (Cosine collections store
+ * vectors normalised). A collection without the sparse vector is searched dense.
  */
 public final class QdrantVectorStore implements VectorStore {
 
@@ -164,31 +165,45 @@ public final class QdrantVectorStore implements VectorStore {
     Deadline deadline = request.deadline();
     return vectorName(request.collection(), "search", deadline)
         .compose(using -> {
-          boolean hybrid = hybridFor(request);
+          if (hybridFor(request)) {
+            // the fused page and its dense list: two queries, so one QueryBatch
+            return batch(List.of(request), "search").map(results -> results.get(0));
+          }
           return upstream.call("search", deadline, budget -> channel.call(VxPointsGrpcClient.Query,
-                  query(request, using, hybrid), budget, request.collection()))
-              .compose(response -> hybrid
-                  ? settled(request, using, fused(response.getResultList(), request, using, hybridLimit(request)))
-                  : Future.succeededFuture(QdrantPayloads.scored(response.getResultList())));
+                  consistency.tuned(query(request, using)), budget, request.collection()))
+              .map(response -> QdrantPayloads.scored(response.getResultList()));
         });
   }
 
   /**
-   * A hybrid page whose cut was not stable (see {@link Page#settled}) is asked again for every
-   * candidate; that answer holds all of them, so its cut is.
+   * A hybrid page whose cut was not stable (see {@link Page#settled}), or that holds a hit missing
+   * from its dense list (null), is asked again for every candidate with their dense vectors: that
+   * answer holds all of them, so its cut is, and each hit's cosine is computed from its vector.
    */
   private Future<List<ScoredPoint>> settled(SearchRequest request, String using, Page page) {
-    if (page.settled()) {
+    if (page != null && page.settled()) {
       return Future.succeededFuture(page.hits());
     }
     int all = 2 * request.fusion().candidatesFor(request.limit());
     return upstream.call("search", request.deadline(), budget -> channel.call(VxPointsGrpcClient.Query,
-            hybridQuery(request, using, all), budget, request.collection()))
-        .map(response -> fused(response.getResultList(), request, using, all).hits());
+            consistency.tuned(hybridQuery(request, using, all, true)), budget, request.collection()))
+        .map(response -> fused(response.getResultList(), request, all,
+            (id, hit) -> cosine(request.vector(), storedVector(hit, using))).hits());
   }
 
   @Override
   public Future<List<List<ScoredPoint>>> searchBatch(List<SearchRequest> requests) {
+    return batch(requests, "search_batch");
+  }
+
+  /**
+   * {@code requests} in one QueryBatch per collection. A hybrid request asks two queries: its
+   * fused page (payloads, no vectors) and its dense prefetch on its own (ids and cosines only). Every
+   * fused hit is one of those dense candidates (the BM25 prefetch ranks only them), so its score is
+   * read from that list instead of being computed from a 1,024-float vector sent back with each of
+   * the page's hits.
+   */
+  private Future<List<List<ScoredPoint>>> batch(List<SearchRequest> requests, String operation) {
     if (requests.isEmpty()) {
       return Future.succeededFuture(List.of());
     }
@@ -203,35 +218,49 @@ public final class QdrantVectorStore implements VectorStore {
     @SuppressWarnings("unchecked")
     List<ScoredPoint>[] results = new List[requests.size()];
     List<Future<Void>> calls = new ArrayList<>();
-    byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, "search_batch", deadline).compose(using -> {
+    byCollection.forEach((collection, indexes) -> calls.add(vectorName(collection, operation, deadline).compose(using -> {
+      // decided once: the answer is read with the same split the batch was built with
+      boolean[] hybrid = new boolean[indexes.size()];
       QueryBatchPoints.Builder batch = QueryBatchPoints.newBuilder().setCollectionName(collection);
       consistency.readConsistency().ifPresent(batch::setReadConsistency);
-      indexes.forEach(i -> batch.addQueryPoints(query(requests.get(i), using, hybridFor(requests.get(i)))));
-      return upstream.call("search_batch", deadline,
-          budget -> channel.call(VxPointsGrpcClient.QueryBatch, batch.build(), budget, collection));
-    }).compose(response -> {
-      if (response.getResultCount() != indexes.size()) {
-        return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR,
-            "Qdrant answered " + response.getResultCount() + " results for " + indexes.size() + " queries"));
-      }
-      List<BatchResult> answers = response.getResultList();
-      String using = vectorNames.getOrDefault(collection, "");
-      List<Future<Void>> settling = new ArrayList<>();
       for (int k = 0; k < indexes.size(); k++) {
-        int slot = indexes.get(k);
-        SearchRequest request = requests.get(slot);
-        List<io.qdrant.client.grpc.Points.ScoredPoint> points = answers.get(k).getResultList();
-        if (hybridFor(request)) {
-          settling.add(settled(request, using, fused(points, request, using, hybridLimit(request)))
-              .map(hits -> {
-                results[slot] = hits;
-                return null;
-              }));
+        SearchRequest request = requests.get(indexes.get(k));
+        hybrid[k] = hybridFor(request);
+        if (hybrid[k]) {
+          batch.addQueryPoints(consistency.tuned(hybridQuery(request, using, hybridLimit(request), false)));
+          batch.addQueryPoints(consistency.tuned(denseCandidates(request, using)));
         } else {
-          results[slot] = QdrantPayloads.scored(points);
+          batch.addQueryPoints(consistency.tuned(query(request, using)));
         }
       }
-      return Future.all(settling).<Void>mapEmpty();
+      QueryBatchPoints message = batch.build();
+      return upstream.call(operation, deadline,
+              budget -> channel.call(VxPointsGrpcClient.QueryBatch, message, budget, collection))
+          .compose(response -> {
+            if (response.getResultCount() != message.getQueryPointsCount()) {
+              return Future.failedFuture(new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant answered "
+                  + response.getResultCount() + " results for " + message.getQueryPointsCount() + " queries"));
+            }
+            List<BatchResult> answers = response.getResultList();
+            List<Future<Void>> settling = new ArrayList<>();
+            int at = 0;
+            for (int k = 0; k < indexes.size(); k++) {
+              int slot = indexes.get(k);
+              SearchRequest request = requests.get(slot);
+              List<io.qdrant.client.grpc.Points.ScoredPoint> points = answers.get(at++).getResultList();
+              if (hybrid[k]) {
+                Map<String, Float> cosines = cosines(answers.get(at++).getResultList());
+                Page page = fused(points, request, hybridLimit(request), (id, hit) -> cosines.get(id));
+                settling.add(settled(request, using, page).map(hits -> {
+                  results[slot] = hits;
+                  return null;
+                }));
+              } else {
+                results[slot] = QdrantPayloads.scored(points);
+              }
+            }
+            return Future.all(settling).<Void>mapEmpty();
+          });
     })));
     return Future.all(calls).map(done -> List.copyOf(Arrays.asList(results)));
   }
@@ -486,10 +515,6 @@ public final class QdrantVectorStore implements VectorStore {
     return request.wantsHybrid() && sparseVectors.getOrDefault(request.collection(), false);
   }
 
-  private QueryPoints query(SearchRequest request, String using, boolean hybrid) {
-    return consistency.tuned(hybrid ? hybridQuery(request, using, hybridLimit(request)) : query(request, using));
-  }
-
   /**
    * How many fused hits to ask for: the wanted ones and a margin past the cut. Qdrant sorts the fused list without a tie-break, so the hits
    * around its cut are in no fixed order; with the margin, the hits kept are those before the
@@ -508,11 +533,11 @@ public final class QdrantVectorStore implements VectorStore {
    * by {@code Rrf {k, weights}}. The dense prefetch keeps the score threshold (dropping its tail
    * changes no one else's rank); the fused page is sorted and cut in {@link #fused}.
    */
-  private QueryPoints hybridQuery(SearchRequest request, String using, int limit) {
+  private QueryPoints hybridQuery(SearchRequest request, String using, int limit, boolean withVectors) {
     Fusion fusion = request.fusion();
     int prefetch = fusion.candidatesFor(request.limit());
     PrefetchQuery.Builder dense = PrefetchQuery.newBuilder()
-        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDense(dense(request.vector()))))
+        .setQuery(denseNearest(request))
         .setScoreThreshold(request.scoreThreshold())
         .setLimit(prefetch);
     if (!using.isEmpty()) {
@@ -537,11 +562,45 @@ public final class QdrantVectorStore implements VectorStore {
             .addWeights((float) fusion.keywordWeight())))
         .setLimit(limit)
         .setWithPayload(WithPayloadSelector.newBuilder().setEnable(true))
-        .setWithVectors(using.isEmpty()
+        .setWithVectors(!withVectors ? WithVectorsSelector.newBuilder().setEnable(false).build()
+            : using.isEmpty()
             // the unnamed vector has no name to select by; the sparse one comes along, it is small
             ? WithVectorsSelector.newBuilder().setEnable(true).build()
             : WithVectorsSelector.newBuilder().setInclude(VectorsSelector.newBuilder().addNames(using)).build())
         .build();
+  }
+
+  /**
+   * A hybrid query's dense prefetch asked on its own, for the ids and cosines of its candidates:
+   * the same vector, filter, threshold and limit, so the same points (Qdrant's search is
+   * deterministic over the same segments); no payload, no vectors.
+   */
+  private QueryPoints denseCandidates(SearchRequest request, String using) {
+    QueryPoints.Builder query = QueryPoints.newBuilder()
+        .setCollectionName(request.collection())
+        .setQuery(denseNearest(request))
+        .setScoreThreshold(request.scoreThreshold())
+        .setLimit(request.fusion().candidatesFor(request.limit()))
+        .setWithPayload(WithPayloadSelector.newBuilder().setEnable(false))
+        .setWithVectors(WithVectorsSelector.newBuilder().setEnable(false));
+    if (!using.isEmpty()) {
+      query.setUsing(using);
+    }
+    QdrantFilters.of(request.filter()).ifPresent(query::setFilter);
+    return query.build();
+  }
+
+  private static Query denseNearest(SearchRequest request) {
+    return Query.newBuilder().setNearest(VectorInput.newBuilder().setDense(dense(request.vector()))).build();
+  }
+
+  /** A dense list's cosines by point id. */
+  private static Map<String, Float> cosines(List<io.qdrant.client.grpc.Points.ScoredPoint> points) {
+    Map<String, Float> byId = new java.util.HashMap<>();
+    for (io.qdrant.client.grpc.Points.ScoredPoint p : points) {
+      byId.put(QdrantPayloads.fromPointId(p.getId()), p.getScore());
+    }
+    return byId;
   }
 
   /** A BM25 document; no options means Qdrant's defaults (collections written before options were sent). */
@@ -552,7 +611,7 @@ public final class QdrantVectorStore implements VectorStore {
   private QueryPoints query(SearchRequest request, String using) {
     QueryPoints.Builder query = QueryPoints.newBuilder()
         .setCollectionName(request.collection())
-        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDense(dense(request.vector()))))
+        .setQuery(denseNearest(request))
         .setLimit(request.limit())
         .setScoreThreshold(request.scoreThreshold())
         .setWithPayload(WithPayloadSelector.newBuilder().setEnable(true));
@@ -655,24 +714,30 @@ public final class QdrantVectorStore implements VectorStore {
     return DenseVector.newBuilder().addAllData(data).build();
   }
 
+  /** Where a fused hit's cosine comes from; null when it cannot say. */
+  @FunctionalInterface
+  private interface CosineOf {
+    Float of(String id, io.qdrant.client.grpc.Points.ScoredPoint hit);
+  }
+
   /**
    * A fused page as hits: each one's score becomes its cosine and the threshold applies to it;
    * sorted by {@link Fusion#ORDER} and cut to the limit. {@code asked}: the page size requested.
+   * Null when a hit's cosine is unknown.
    */
   private static Page fused(List<io.qdrant.client.grpc.Points.ScoredPoint> points, SearchRequest request,
-      String using, int asked) {
+      int asked, CosineOf cosineOf) {
     List<Fusion.Fused> order = new ArrayList<>(points.size());
     Map<String, io.qdrant.client.grpc.Points.ScoredPoint> byId = new java.util.HashMap<>();
     float lowest = Float.POSITIVE_INFINITY;
     for (io.qdrant.client.grpc.Points.ScoredPoint p : points) {
       lowest = Math.min(lowest, p.getScore());
-      float[] stored = denseOf(p.getVectors(), using);
-      if (stored == null) {
-        throw new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant returned a hybrid hit without its dense vector");
+      String id = QdrantPayloads.fromPointId(p.getId());
+      Float cosine = cosineOf.of(id, p);
+      if (cosine == null) {
+        return null;
       }
-      float cosine = cosine(request.vector(), stored);
       if (cosine >= request.scoreThreshold()) {
-        String id = QdrantPayloads.fromPointId(p.getId());
         byId.put(id, p);
         order.add(new Fusion.Fused(id, p.getScore(), cosine));
       }
@@ -690,6 +755,15 @@ public final class QdrantVectorStore implements VectorStore {
 
   /** Hits of a fused page, and whether hits Qdrant left out could have changed them. */
   private record Page(List<ScoredPoint> hits, boolean settled) {}
+
+  /** A hit's dense vector, which the query asked for. */
+  private static float[] storedVector(io.qdrant.client.grpc.Points.ScoredPoint hit, String using) {
+    float[] stored = denseOf(hit.getVectors(), using);
+    if (stored == null) {
+      throw new ServiceException(ErrorCode.UPSTREAM_ERROR, "Qdrant returned a hybrid hit without its dense vector");
+    }
+    return stored;
+  }
 
   @SuppressWarnings("deprecation") // older servers fill the legacy data field
   private static float[] denseOf(VectorsOutput vectors, String using) {

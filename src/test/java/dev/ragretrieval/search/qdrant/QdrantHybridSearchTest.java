@@ -102,11 +102,16 @@ class QdrantHybridSearchTest {
   }
 
   @Test
-  @DisplayName("a hybrid search is one Query: a filtered dense prefetch and a bm25 document prefetch over it, fused by RRF, vectors returned")
+  @DisplayName("a hybrid search is one QueryBatch: a filtered dense prefetch and a bm25 document prefetch over it, fused by RRF, no vectors; beside it the dense prefetch alone, for the cosines")
   void hybridQueryShape() {
+    int before = qdrant.queries().size();
     await(store.search(hybrid(5, 0f, Map.of("chapter", List.of("even")))));
 
-    QueryPoints sent = qdrant.queries().get(qdrant.queries().size() - 1);
+    assertThat(qdrant.callCount("QueryBatch")).isEqualTo(1);
+    assertThat(qdrant.callCount("Query")).isZero();
+    List<QueryPoints> batch = qdrant.queries().subList(before, qdrant.queries().size());
+    assertThat(batch).hasSize(2);
+    QueryPoints sent = batch.get(0);
     assertThat(sent.getQuery().hasRrf()).isTrue();
     assertThat(sent.getQuery().getRrf().getK()).isEqualTo(Fusion.DEFAULT.qdrantK());
     assertThat(sent.getQuery().getRrf().getWeightsList())
@@ -127,7 +132,41 @@ class QdrantHybridSearchTest {
     assertThat(dense.hasFilter()).isTrue();
     // BM25 ranks the dense candidates only: its prefetch holds the dense prefetch, filter and all
     assertThat(sparse.getPrefetchList()).containsExactly(dense);
-    assertThat(sent.hasWithVectors()).isTrue();
+    assertThat(sent.getWithVectors().getEnable()).isFalse();
+    assertThat(sent.getWithPayload().getEnable()).isTrue();
+    // the dense prefetch on its own: the same candidates, ids and cosines only
+    QueryPoints cosines = batch.get(1);
+    assertThat(cosines.getPrefetchCount()).isZero();
+    assertThat(cosines.getQuery()).isEqualTo(dense.getQuery());
+    assertThat(cosines.getFilter()).isEqualTo(dense.getFilter());
+    assertThat(cosines.getScoreThreshold()).isEqualTo(dense.getScoreThreshold());
+    assertThat(cosines.getLimit()).isEqualTo(dense.getLimit());
+    assertThat(cosines.hasUsing()).isFalse();
+    assertThat(cosines.getWithPayload().getEnable()).isFalse();
+    assertThat(cosines.getWithVectors().getEnable()).isFalse();
+  }
+
+  @Test
+  @DisplayName("a fused hit missing from its dense list (a replica that answered from other data): the page is asked again with vectors, scores are still cosines")
+  void cosineMissingAskedAgain() {
+    List<ScoredPoint> expected = await(store.search(hybrid(5, 0f, Map.of())));
+    int queries = qdrant.callCount("Query");
+    // the batch's second result, the dense list, comes back empty
+    qdrant.editNextAnswer(answer -> {
+      io.qdrant.client.grpc.Points.QueryBatchResponse batch = (io.qdrant.client.grpc.Points.QueryBatchResponse) answer;
+      return batch.toBuilder().setResult(1, io.qdrant.client.grpc.Points.BatchResult.getDefaultInstance()).build();
+    });
+
+    List<ScoredPoint> hits = await(store.search(hybrid(5, 0f, Map.of())));
+
+    assertThat(qdrant.callCount("Query")).isEqualTo(queries + 1);
+    QueryPoints again = qdrant.queries().get(qdrant.queries().size() - 1);
+    assertThat(again.getQuery().hasRrf()).isTrue();
+    assertThat(again.getWithVectors().getEnable()).isTrue();
+    assertThat(hits).extracting(ScoredPoint::id).isEqualTo(expected.stream().map(ScoredPoint::id).toList());
+    for (ScoredPoint hit : hits) {
+      assertThat(hit.score()).isCloseTo((float) cosine(QUERY_VECTOR, vectors.get(hit.id())), within(1e-5f));
+    }
   }
 
   @Test
@@ -197,10 +236,14 @@ class QdrantHybridSearchTest {
 
     assertThat(qdrant.callCount("QueryBatch")).isEqualTo(1);
     List<QueryPoints> sent = qdrant.queries().subList(before, qdrant.queries().size());
-    assertThat(sent).hasSize(2).allSatisfy(q -> {
-      assertThat(q.getPrefetchCount()).isEqualTo(2);
-      assertThat(q.getQuery().hasRrf()).isTrue();
-    });
+    // each search's fused query, then its dense list
+    assertThat(sent).hasSize(4);
+    for (int i = 0; i < 4; i += 2) {
+      assertThat(sent.get(i).getPrefetchCount()).isEqualTo(2);
+      assertThat(sent.get(i).getQuery().hasRrf()).isTrue();
+      assertThat(sent.get(i + 1).getPrefetchCount()).isZero();
+      assertThat(sent.get(i + 1).getQuery().getNearest().hasDense()).isTrue();
+    }
     assertThat(results.get(0)).extracting(ScoredPoint::id).contains(KEYWORD_ID);
     assertThat(results.get(1)).hasSize(2).extracting(ScoredPoint::id).doesNotContain(KEYWORD_ID);
   }
@@ -211,7 +254,7 @@ class QdrantHybridSearchTest {
     await(store.search(new SearchRequest("docs", QUERY_VECTOR, 5, 0f, Map.of(), in(Duration.ofSeconds(5)), QUERY,
         SearchMode.HYBRID, new Fusion(10, 1.0, 0.5, 30))));
 
-    QueryPoints sent = qdrant.queries().get(qdrant.queries().size() - 1);
+    QueryPoints sent = qdrant.queries().get(qdrant.queries().size() - 2);
     assertThat(sent.getQuery().getRrf().getK()).isEqualTo(11);
     assertThat(sent.getQuery().getRrf().getWeightsList()).containsExactly(1.0f, 0.5f);
     assertThat(sent.getPrefetchList()).allSatisfy(prefetch -> assertThat(prefetch.getLimit()).isEqualTo(30));

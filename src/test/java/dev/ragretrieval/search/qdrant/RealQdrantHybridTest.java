@@ -141,6 +141,30 @@ class RealQdrantHybridTest {
   }
 
   @Test
+  @DisplayName("real Qdrant: each hybrid hit is one of its dense candidates, and its score is that candidate's cosine")
+  void hybridScoresAreDenseCosines() {
+    List<SearchRequest> hybrid = new ArrayList<>();
+    List<SearchRequest> dense = new ArrayList<>();
+    for (int i = 0; i < questions.size(); i++) {
+      SearchRequest request = hybrid(i, 10, Fusion.DEFAULT);
+      hybrid.add(request);
+      dense.add(new SearchRequest(COLLECTION, request.vector(), Fusion.DEFAULT.candidatesFor(10), 0f, Map.of(),
+          request.deadline(), request.text(), SearchMode.DENSE));
+    }
+    List<List<ScoredPoint>> fused = await(store.searchBatch(hybrid), 60);
+    List<List<ScoredPoint>> candidates = await(store.searchBatch(dense), 60);
+
+    for (int i = 0; i < questions.size(); i++) {
+      Map<String, Float> cosines = new java.util.HashMap<>();
+      candidates.get(i).forEach(hit -> cosines.put(hit.id(), hit.score()));
+      assertThat(fused.get(i)).hasSize(10).allSatisfy(hit -> {
+        assertThat(cosines).containsKey(hit.id());
+        assertThat(hit.score()).isCloseTo(cosines.get(hit.id()), within(1e-6f));
+      });
+    }
+  }
+
+  @Test
   @DisplayName("real Qdrant: the fused scores are Fusion's formula over the two prefetch lists (k and weights honoured)")
   void fusionFormulaHonoured() {
     Fusion fusion = new Fusion(10, 1.0, 0.5, 20);
