@@ -110,7 +110,8 @@ class QdrantLayoutTest {
     // chapter's index at creation, upsert, delete, upsert
     assertThat(qdrant.orderings()).hasSize(4).containsOnly(WriteOrderingType.Medium);
     List<QueryPoints> queries = qdrant.queries();
-    assertThat(queries).hasSize(4).allSatisfy(q -> assertThat(q.getReadConsistency().getFactor()).isEqualTo(2));
+    // the dense search, the hybrid one's fused query and its dense list, the batch's two
+    assertThat(queries).hasSize(5).allSatisfy(q -> assertThat(q.getReadConsistency().getFactor()).isEqualTo(2));
     QueryPoints plain = queries.get(0);
     assertThat(plain.getParams().getQuantization().getRescore()).isTrue();
     assertThat(plain.getParams().getQuantization().getOversampling()).isGreaterThanOrEqualTo(1.0);
@@ -123,6 +124,9 @@ class QdrantLayoutTest {
     assertThat(sparsePrefetch.hasParams()).isFalse(); // sparse vectors are not quantized
     assertThat(sparsePrefetch.getPrefetch(0).getParams().getQuantization().getRescore()).isTrue(); // its dense candidates
     assertThat(hybrid.hasParams()).isFalse(); // the fusion step searches nothing
+    QueryPoints cosines = queries.get(2);
+    assertThat(cosines.getPrefetchCount()).isZero();
+    assertThat(cosines.getParams().getQuantization().getRescore()).isTrue(); // exact cosines, as the prefetch's
   }
 
   @Test
