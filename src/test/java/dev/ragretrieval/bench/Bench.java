@@ -403,7 +403,7 @@ public final class Bench {
     int chunks = Integer.getInteger("bench.chunks", 2500);
     String peerJar = System.getProperty("bench.peer");
     Process standIns = startStandIns(out, String.valueOf(dim), String.valueOf(cohereMs), String.valueOf(qdrantMs),
-        manual, String.valueOf(chunks));
+        manual, String.valueOf(chunks), hybrid() ? "hybrid" : "dense");
     standInsRunning = true;
     topics = MANUAL_TOPICS;
     Process peer = null;
@@ -504,6 +504,14 @@ public final class Bench {
     Files.writeString(out.resolve("realistic.md"), table + "\n");
   }
 
+  /**
+   * bench.hybrid: the stand-in's collection also holds the BM25 sparse vector, as collections this
+   * service ingests do, so the service searches hybrid (its default there); the peer still searches dense.
+   */
+  private static boolean hybrid() {
+    return Boolean.getBoolean("bench.hybrid");
+  }
+
   /** RAG_LOG_LEVEL of the services: bench.logLevel, WARN by default. */
   private static String logLevel() {
     String level = System.getProperty("bench.logLevel");
@@ -516,12 +524,15 @@ public final class Bench {
     realisticRows.add("");
     realisticRows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; %d chunks of %s;"
             + " Cohere stand-in %d ms (dense %d-dimension vectors printed as Cohere prints them), Qdrant stand-in %d ms;"
-            + " 5 results a question; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; RAG_LOG_LEVEL=%s; service JVM options: %s; %d s per"
+            + " 5 results a question; %s; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; RAG_LOG_LEVEL=%s; service JVM options: %s; %d s per"
             + " row, the service's"
             + " load then the peer's.",
         Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
         Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).substring(0, 14).trim(),
-        chunks, Path.of(manual).getFileName(), cohereMs, dim, qdrantMs, instances == null ? "(default: processors)" : instances,
+        chunks, Path.of(manual).getFileName(), cohereMs, dim, qdrantMs,
+        hybrid() ? "hybrid collection (BM25 sparse vectors): the service searches hybrid, the peer dense"
+            : "dense collection: both search dense",
+        instances == null ? "(default: processors)" : instances,
         System.getProperty("bench.resultCacheTtl", "(default)"), System.getProperty("bench.coalesceWindow", "(default)"),
         logLevel(), System.getProperty("bench.serviceJavaOptions", "(none)"), phase.toSeconds()));
     realisticRows.add(String.format(Locale.ROOT, "Machine check: SHA-256 of 64 MB took %.0f ms of CPU (best of 5).", machineCheckMs()));

@@ -1,6 +1,8 @@
 package dev.ragretrieval.bench;
 
 import dev.ragretrieval.testing.CohereTestServer;
+import dev.ragretrieval.search.KeywordText;
+import dev.ragretrieval.search.qdrant.QdrantVectorStore;
 import dev.ragretrieval.testing.QdrantTestServer;
 import dev.ragretrieval.testing.TestStack;
 import io.vertx.core.Vertx;
@@ -53,10 +55,16 @@ public final class StandIns {
     qdrant.recordQueries(false);
     cohere.delay(Duration.ofMillis(cohereMs));
     qdrant.delay(Duration.ofMillis(qdrantMs));
-    qdrant.createCollection(TestStack.COLLECTION, dimension);
+    // "hybrid": a collection as this service's ingest makes one, with the BM25 sparse vector
+    boolean hybrid = args.length > 8 && args[8].equals("hybrid");
+    if (hybrid) {
+      qdrant.createHybridCollection(TestStack.COLLECTION, dimension, QdrantVectorStore.SPARSE);
+    } else {
+      qdrant.createCollection(TestStack.COLLECTION, dimension);
+    }
     if (args.length > 7) {
       cohere.cohereFloats(true);
-      List<String> texts = seedManual(qdrant, Path.of(args[6]), Integer.parseInt(args[7]), dimension);
+      List<String> texts = seedManual(qdrant, Path.of(args[6]), Integer.parseInt(args[7]), dimension, hybrid);
       long started = System.nanoTime();
       List<String> questions = poolQuestions(texts);
       qdrant.rememberRankings(TestStack.COLLECTION, cohere.vectorPool(questions));
@@ -146,12 +154,18 @@ public final class StandIns {
    * The first {@code chunks} chunks of the manual's pages, in path order, as an ingest would store
    * them. Sizes are reported on stderr, which the bench keeps in stand-ins.log.
    */
-  private static List<String> seedManual(QdrantTestServer qdrant, Path root, int chunks, int dimension) throws IOException {
+  private static List<String> seedManual(QdrantTestServer qdrant, Path root, int chunks, int dimension, boolean hybrid)
+      throws IOException {
     long chars = 0;
     List<String> texts = new java.util.ArrayList<>();
     for (Chunk chunk : manualChunks(root, chunks)) {
-      qdrant.upsert(TestStack.COLLECTION, chunk.pointId(), CohereTestServer.denseVectorFor(chunk.embedText(), dimension),
-          chunk.payload());
+      float[] vector = CohereTestServer.denseVectorFor(chunk.embedText(), dimension);
+      if (hybrid) {
+        qdrant.upsert(TestStack.COLLECTION, chunk.pointId(), vector, chunk.payload(), QdrantVectorStore.SPARSE,
+            KeywordText.of(chunk.payload()));
+      } else {
+        qdrant.upsert(TestStack.COLLECTION, chunk.pointId(), vector, chunk.payload());
+      }
       chars += chunk.payload().getString("text").length();
       texts.add(chunk.payload().getString("text"));
     }

@@ -113,6 +113,12 @@ final class QdrantTestStore {
     final Map<String, Value> metadata = new TreeMap<>();
     /** The bench's remembered rankings ({@link QdrantTestStore#rememberRankings}); any change to the points forgets them. */
     final Map<DenseQuery, Ranking> rankings = new HashMap<>();
+    /**
+     * IDF's counts, per sparse vector name: term -> points holding it ({@link #ALL_TERMS}: points
+     * holding that vector at all). Counting over every point per query made the bench's hybrid
+     * stand-in the machine's largest process; any change to the points forgets them.
+     */
+    final Map<String, Map<Integer, Long>> documentFrequencies = new HashMap<>();
 
     TestCollection(int dimension, String vectorName) {
       this.dimension = dimension;
@@ -178,6 +184,7 @@ final class QdrantTestStore {
     PointId normal = normalise(id);
     c.points.put(key(normal), new StoredPoint(normal, vector.clone(), new LinkedHashMap<>(payload), Map.copyOf(sparse)));
     c.rankings.clear();
+    c.documentFrequencies.clear();
   }
 
   synchronized long count(String collection) {
@@ -351,6 +358,7 @@ final class QdrantTestStore {
     }
     accepted.forEach(p -> c.points.put(key(p.id()), p));
     c.rankings.clear();
+    c.documentFrequencies.clear();
     return completed();
   }
 
@@ -358,6 +366,7 @@ final class QdrantTestStore {
     orderings.add(request.getOrdering().getType());
     TestCollection c = collection(request.getCollectionName());
     c.rankings.clear();
+    c.documentFrequencies.clear();
     switch (request.getPoints().getPointsSelectorOneOfCase()) {
       case POINTS -> request.getPoints().getPoints().getIdsList().forEach(id -> c.points.remove(key(normalise(id))));
       case FILTER -> {
@@ -812,13 +821,17 @@ final class QdrantTestStore {
    * The IDF modifier: each query weight times ln((N - n + 0.5) / (n + 0.5) + 1), N the points with
    * this sparse vector, n those holding the term (the formula of Qdrant's indexing docs).
    */
+  private static final int ALL_TERMS = -1;
+
   private static Map<Integer, Float> withIdf(TestCollection c, String using, Map<Integer, Float> query) {
-    long total = c.points.values().stream().filter(p -> p.sparse().containsKey(using)).count();
+    Map<Integer, Long> counts = c.documentFrequencies.computeIfAbsent(using, name -> new HashMap<>());
+    long total = counts.computeIfAbsent(ALL_TERMS,
+        all -> c.points.values().stream().filter(p -> p.sparse().containsKey(using)).count());
     Map<Integer, Float> out = new TreeMap<>();
     query.forEach((term, weight) -> {
-      long n = c.points.values().stream()
-          .filter(p -> p.sparse().getOrDefault(using, Map.of()).containsKey(term))
-          .count();
+      long n = counts.computeIfAbsent(term, t -> c.points.values().stream()
+          .filter(p -> p.sparse().getOrDefault(using, Map.of()).containsKey(t))
+          .count());
       out.put(term, (float) (weight * Math.log((total - n + 0.5) / (n + 0.5) + 1)));
     });
     return out;
