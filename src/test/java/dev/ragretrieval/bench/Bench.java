@@ -508,7 +508,7 @@ public final class Bench {
 
   /**
    * bench.hybrid: the stand-in's collection also holds the BM25 sparse vector, as collections this
-   * service ingests do, so the service searches hybrid (its default there); the peer still searches dense.
+   * service ingests do, so the service searches hybrid (its default there); no peer runs.
    */
   private static boolean hybrid() {
     return Boolean.getBoolean("bench.hybrid");

@@ -176,19 +176,27 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /**
-   * A hybrid page whose cut was not stable (see {@link Page#settled}), or that holds a hit missing
-   * from its dense list (null), is asked again for every candidate with their dense vectors: that
-   * answer holds all of them, so its cut is, and each hit's cosine is computed from its vector.
+   * A hybrid page whose cut was not stable (see {@link Page#settled}) is asked again for every
+   * candidate: that answer holds all of them, so its cut is. Their cosines are still those of the
+   * dense list ({@code cosines}), which holds every candidate. Only a page with a hit missing from
+   * that list (null) is asked with the hits' dense vectors, and the cosines computed from them.
    */
-  private Future<List<ScoredPoint>> settled(SearchRequest request, String using, Page page) {
+  private Future<List<ScoredPoint>> settled(SearchRequest request, String using, Page page,
+      Map<String, Float> cosines) {
     if (page != null && page.settled()) {
       return Future.succeededFuture(page.hits());
     }
     int all = 2 * request.fusion().candidatesFor(request.limit());
+    if (page == null) {
+      return upstream.call("search", request.deadline(), budget -> channel.call(VxPointsGrpcClient.Query,
+              consistency.tuned(hybridQuery(request, using, all, true)), budget, request.collection()))
+          .map(response -> fused(response.getResultList(), request, all,
+              (id, hit) -> cosine(request.vector(), storedVector(hit, using))).hits());
+    }
     return upstream.call("search", request.deadline(), budget -> channel.call(VxPointsGrpcClient.Query,
-            consistency.tuned(hybridQuery(request, using, all, true)), budget, request.collection()))
-        .map(response -> fused(response.getResultList(), request, all,
-            (id, hit) -> cosine(request.vector(), storedVector(hit, using))).hits());
+            consistency.tuned(hybridQuery(request, using, all, false)), budget, request.collection()))
+        .compose(response -> settled(request, using,
+            fused(response.getResultList(), request, all, (id, hit) -> cosines.get(id)), cosines));
   }
 
   @Override
@@ -251,7 +259,7 @@ public final class QdrantVectorStore implements VectorStore {
               if (hybrid[k]) {
                 Map<String, Float> cosines = cosines(answers.get(at++).getResultList());
                 Page page = fused(points, request, hybridLimit(request), (id, hit) -> cosines.get(id));
-                settling.add(settled(request, using, page).map(hits -> {
+                settling.add(settled(request, using, page, cosines).map(hits -> {
                   results[slot] = hits;
                   return null;
                 }));

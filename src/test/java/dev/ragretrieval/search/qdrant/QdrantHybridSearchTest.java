@@ -275,6 +275,34 @@ class QdrantHybridSearchTest {
   }
 
   @Test
+  @DisplayName("a tie reaching the page's end is asked again for every candidate, the cosines still from the dense list: no vectors")
+  void unsettledPageAskedAgainWithoutVectors() {
+    List<ScoredPoint> expected = await(store.search(hybrid(5, 0f, Map.of())));
+    int queries = qdrant.callCount("Query");
+    int before = qdrant.queries().size();
+    // every fused score of the page equal: a tie from the last hit kept to the end of the page
+    qdrant.editNextAnswer(answer -> {
+      io.qdrant.client.grpc.Points.QueryBatchResponse batch = (io.qdrant.client.grpc.Points.QueryBatchResponse) answer;
+      io.qdrant.client.grpc.Points.BatchResult.Builder page = batch.getResult(0).toBuilder();
+      page.getResultBuilderList().forEach(hit -> hit.setScore(0.5f));
+      return batch.toBuilder().setResult(0, page).build();
+    });
+
+    List<ScoredPoint> hits = await(store.search(hybrid(5, 0f, Map.of())));
+
+    assertThat(qdrant.callCount("Query")).isEqualTo(queries + 1);
+    List<QueryPoints> sent = qdrant.queries().subList(before, qdrant.queries().size());
+    assertThat(sent).hasSize(3); // the batch's fused query and dense list, then the page asked again
+    assertThat(sent.get(2).getQuery().hasRrf()).isTrue();
+    assertThat(sent.get(2).getLimit()).isEqualTo(2 * Fusion.DEFAULT.candidatesFor(5));
+    assertThat(sent).allSatisfy(q -> assertThat(q.getWithVectors().getEnable()).isFalse());
+    assertThat(hits).extracting(ScoredPoint::id).isEqualTo(expected.stream().map(ScoredPoint::id).toList());
+    for (ScoredPoint hit : hits) {
+      assertThat(hit.score()).isCloseTo((float) cosine(QUERY_VECTOR, vectors.get(hit.id())), within(1e-5f));
+    }
+  }
+
+  @Test
   @DisplayName("a collection created with a measured keyword length keeps it as metadata, and upserted BM25 vectors are weighed with it")
   void measuredAverageLength() {
     double avgLen = 7.5;
