@@ -528,12 +528,18 @@ public final class QdrantVectorStore implements VectorStore {
    * around its cut are in no fixed order; with the margin, the hits kept are those before the
    * first tie that reaches the end of the page, which {@link Page#settled} checks. Ties are
    * pairs of ranks swapped between the lists (or hits at the same rank of one list each), so a
-   * margin of a few hits covers them; the page never needs more than both lists together.
+   * margin of a few hits covers them; the page never needs more than both lists together. Every
+   * hit of the page comes with its payload, and parsing those was the largest part of a hybrid
+   * question once the vectors were gone (bench/README.md, twelfth pass): the margin is
+   * {@value #HYBRID_MARGIN} hits (it was top_k + 10: a page of top_k x 2 + 10).
    */
   private static int hybridLimit(SearchRequest request) {
     int candidates = request.fusion().candidatesFor(request.limit());
-    return Math.min(2 * candidates, request.limit() * 2 + 10);
+    return Math.min(2 * candidates, request.limit() + HYBRID_MARGIN);
   }
+
+  /** Fused hits asked past the cut (see {@link #hybridLimit}). */
+  static final int HYBRID_MARGIN = 5;
 
   /**
    * A dense prefetch (filtered, {@link Fusion#candidatesFor} long) and a BM25 prefetch over that
