@@ -539,7 +539,7 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /** Fused hits asked past the cut (see {@link #hybridLimit}). */
-  static final int HYBRID_MARGIN = 5;
+  private static final int HYBRID_MARGIN = 5;
 
   /**
    * A dense prefetch (filtered, {@link Fusion#candidatesFor} long) and a BM25 prefetch over that
