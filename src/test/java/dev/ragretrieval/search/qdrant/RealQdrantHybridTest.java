@@ -141,6 +141,32 @@ class RealQdrantHybridTest {
   }
 
   @Test
+  @DisplayName("real Qdrant: the fused page's margin settles the cut: the 58 questions' hybrid searches need no second call (top_k 5, 10, 20)")
+  void pagesSettleWithoutAskingAgain() {
+    for (int k : new int[] {5, 10, 20}) {
+      io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+          new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+      QdrantVectorStore counted = new QdrantVectorStore(vertx, config.qdrant(), new RagMetrics(registry));
+      List<SearchRequest> requests = new ArrayList<>();
+      for (int i = 0; i < questions.size(); i++) {
+        requests.add(hybrid(i, k, Fusion.DEFAULT));
+      }
+      List<List<ScoredPoint>> results = await(counted.searchBatch(requests), 60);
+      await(counted.close(), 20);
+
+      // a page asked again is a call of its own ("search"); the batch is "search_batch"
+      assertThat(calls(registry, "search")).as("pages asked again, top_k " + k).isZero();
+      assertThat(calls(registry, "search_batch")).isPositive();
+      assertThat(results).allSatisfy(hits -> assertThat(hits).hasSize(k));
+    }
+  }
+
+  private static long calls(io.micrometer.core.instrument.MeterRegistry registry, String operation) {
+    return registry.find("rag_vector_store_duration_seconds").tag("operation", operation).timers().stream()
+        .mapToLong(io.micrometer.core.instrument.Timer::count).sum();
+  }
+
+  @Test
   @DisplayName("real Qdrant: each hybrid hit is one of its dense candidates, and its score is that candidate's cosine")
   void hybridScoresAreDenseCosines() {
     List<SearchRequest> hybrid = new ArrayList<>();
