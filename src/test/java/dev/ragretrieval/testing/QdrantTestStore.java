@@ -114,11 +114,12 @@ final class QdrantTestStore {
     /** The bench's remembered rankings ({@link QdrantTestStore#rememberRankings}); any change to the points forgets them. */
     final Map<DenseQuery, Ranking> rankings = new HashMap<>();
     /**
-     * IDF's counts, per sparse vector name: term -> points holding it ({@link #ALL_TERMS}: points
-     * holding that vector at all). Counting over every point per query made the bench's hybrid
-     * stand-in the machine's largest process; any change to the points forgets them.
+     * IDF's counts per sparse vector name, kept because counting them took a pass over every point
+     * for each of a query's terms: term -> points holding it. Any change to the points forgets them.
      */
     final Map<String, Map<Integer, Long>> documentFrequencies = new HashMap<>();
+    /** Points holding each sparse vector, kept and forgotten with {@link #documentFrequencies}. */
+    final Map<String, Long> sparsePoints = new HashMap<>();
 
     TestCollection(int dimension, String vectorName) {
       this.dimension = dimension;
@@ -185,6 +186,7 @@ final class QdrantTestStore {
     c.points.put(key(normal), new StoredPoint(normal, vector.clone(), new LinkedHashMap<>(payload), Map.copyOf(sparse)));
     c.rankings.clear();
     c.documentFrequencies.clear();
+    c.sparsePoints.clear();
   }
 
   synchronized long count(String collection) {
@@ -359,6 +361,7 @@ final class QdrantTestStore {
     accepted.forEach(p -> c.points.put(key(p.id()), p));
     c.rankings.clear();
     c.documentFrequencies.clear();
+    c.sparsePoints.clear();
     return completed();
   }
 
@@ -367,6 +370,7 @@ final class QdrantTestStore {
     TestCollection c = collection(request.getCollectionName());
     c.rankings.clear();
     c.documentFrequencies.clear();
+    c.sparsePoints.clear();
     switch (request.getPoints().getPointsSelectorOneOfCase()) {
       case POINTS -> request.getPoints().getPoints().getIdsList().forEach(id -> c.points.remove(key(normalise(id))));
       case FILTER -> {
@@ -821,12 +825,10 @@ final class QdrantTestStore {
    * The IDF modifier: each query weight times ln((N - n + 0.5) / (n + 0.5) + 1), N the points with
    * this sparse vector, n those holding the term (the formula of Qdrant's indexing docs).
    */
-  private static final int ALL_TERMS = -1;
-
   private static Map<Integer, Float> withIdf(TestCollection c, String using, Map<Integer, Float> query) {
     Map<Integer, Long> counts = c.documentFrequencies.computeIfAbsent(using, name -> new HashMap<>());
-    long total = counts.computeIfAbsent(ALL_TERMS,
-        all -> c.points.values().stream().filter(p -> p.sparse().containsKey(using)).count());
+    long total = c.sparsePoints.computeIfAbsent(using,
+        name -> c.points.values().stream().filter(p -> p.sparse().containsKey(name)).count());
     Map<Integer, Float> out = new TreeMap<>();
     query.forEach((term, weight) -> {
       long n = counts.computeIfAbsent(term, t -> c.points.values().stream()
