@@ -584,26 +584,6 @@ public final class QdrantVectorStore implements VectorStore {
         .build();
   }
 
-  /**
-   * A hybrid query's dense prefetch asked on its own, for the ids and cosines of its candidates:
-   * the same vector, filter, threshold and limit, so the same points (Qdrant's search is
-   * deterministic over the same segments); no payload, no vectors.
-   */
-  private QueryPoints denseCandidates(SearchRequest request, String using) {
-    QueryPoints.Builder query = QueryPoints.newBuilder()
-        .setCollectionName(request.collection())
-        .setQuery(denseNearest(request))
-        .setScoreThreshold(request.scoreThreshold())
-        .setLimit(request.fusion().candidatesFor(request.limit()))
-        .setWithPayload(WithPayloadSelector.newBuilder().setEnable(false))
-        .setWithVectors(WithVectorsSelector.newBuilder().setEnable(false));
-    if (!using.isEmpty()) {
-      query.setUsing(using);
-    }
-    QdrantFilters.of(request.filter()).ifPresent(query::setFilter);
-    return query.build();
-  }
-
   private static Query denseNearest(SearchRequest request) {
     return Query.newBuilder().setNearest(VectorInput.newBuilder().setDense(dense(request.vector()))).build();
   }
@@ -622,13 +602,28 @@ public final class QdrantVectorStore implements VectorStore {
     return Document.newBuilder().setText(text).setModel(BM25_MODEL).putAllOptions(options).build();
   }
 
+  /** A dense search: the request's hits with their payloads. */
   private QueryPoints query(SearchRequest request, String using) {
+    return nearest(request, using, request.limit(), true);
+  }
+
+  /**
+   * A hybrid query's dense prefetch asked on its own, for the ids and cosines of its candidates:
+   * the same vector, filter, threshold and limit, so the same points (Qdrant's search is
+   * deterministic over the same segments); no payload.
+   */
+  private QueryPoints denseCandidates(SearchRequest request, String using) {
+    return nearest(request, using, request.fusion().candidatesFor(request.limit()), false);
+  }
+
+  /** A nearest search on the dense vector, filtered, above the threshold; no vectors returned. */
+  private static QueryPoints nearest(SearchRequest request, String using, int limit, boolean withPayload) {
     QueryPoints.Builder query = QueryPoints.newBuilder()
         .setCollectionName(request.collection())
         .setQuery(denseNearest(request))
-        .setLimit(request.limit())
+        .setLimit(limit)
         .setScoreThreshold(request.scoreThreshold())
-        .setWithPayload(WithPayloadSelector.newBuilder().setEnable(true));
+        .setWithPayload(WithPayloadSelector.newBuilder().setEnable(withPayload));
     QdrantFilters.of(request.filter()).ifPresent(query::setFilter);
     if (!using.isEmpty()) {
       query.setUsing(using);
