@@ -43,6 +43,10 @@ final class HttpEdge {
         // port shared by every server asking for it, so all instances serve the port reported
         .setPort(config.port() == 0 ? -1 : config.port())
         .setHttp2ClearTextEnabled(false)
+        // no WebSocket routes: without these, vert.x puts a WebSocket extension handler in every
+        // connection's pipeline, and it looks at each request's and response's headers
+        .setPerMessageWebSocketCompressionSupported(false)
+        .setPerFrameWebSocketCompressionSupported(false)
         .setMaxInitialLineLength(config.edge().uriLimitBytes())
         .setMaxHeaderSize(config.edge().headerLimitBytes());
   }
