@@ -68,7 +68,7 @@ public final class CohereProvider extends HttpEmbeddingProvider {
           while (json.nextToken() == JsonToken.FIELD_NAME) {
             String type = json.currentName();
             if (BASE64.equals(type)) {
-              return base64Vectors(json, body);
+              return base64Vectors(json, body, dimension());
             }
             if (FLOAT.equals(type)) {
               return vectorListFromBytes(json, body);
@@ -91,11 +91,11 @@ public final class CohereProvider extends HttpEmbeddingProvider {
    * {@code ["...", ...]}, read from the body's bytes ({@link PackedFloats#decodeArray}); strings
    * with JSON escapes are left to Jackson, which decodes each string's base64 itself.
    */
-  private static List<float[]> base64Vectors(JsonParser json, byte[] body) throws IOException {
+  private static List<float[]> base64Vectors(JsonParser json, byte[] body, int dimension) throws IOException {
     next(json, JsonToken.START_ARRAY);
     long start = json.currentTokenLocation().getByteOffset();
     if (start >= 0 && start < body.length && body[(int) start] == '[') {
-      List<float[]> read = PackedFloats.decodeArray(body, (int) start);
+      List<float[]> read = PackedFloats.decodeArray(body, (int) start, dimension);
       if (read != null) {
         return read;
       }

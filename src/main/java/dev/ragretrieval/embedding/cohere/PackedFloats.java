@@ -20,6 +20,8 @@ final class PackedFloats {
   private static final float LARGEST = 1e3f;
   /** Nor is its largest value this small: exact values such as 0.5 in the wrong order read as tiny subnormals. */
   private static final float SMALLEST_LARGEST = 1e-6f;
+  private static final int LARGEST_BITS = Float.floatToRawIntBits(LARGEST);
+  private static final int SMALLEST_LARGEST_BITS = Float.floatToRawIntBits(SMALLEST_LARGEST);
 
   private PackedFloats() {}
 
@@ -51,7 +53,19 @@ final class PackedFloats {
    * a string holds a JSON escape such as {@code \/}, which a JSON parser must read instead.
    */
   static List<float[]> decodeArray(byte[] body, int start) {
+    return decodeArray(body, start, 0);
+  }
+
+  /**
+   * As {@link #decodeArray(byte[], int)}, for vectors of {@code dimension} values: each string's
+   * end is looked for first where such a vector's base64 ends. The decoder refuses any byte that
+   * is not base64 (a quote, a backslash), so a string it decodes there ended there; otherwise the
+   * string is scanned for its quote, as without a dimension. Scanning 5.5 KB a vector byte by byte
+   * was 3% of the event loops' JFR samples for new questions.
+   */
+  static List<float[]> decodeArray(byte[] body, int start, int dimension) {
     Base64.Decoder base64 = Base64.getDecoder();
+    int expected = dimension > 0 ? (dimension * Float.BYTES + 2) / 3 * 4 : -1;
     List<float[]> vectors = new ArrayList<>();
     int at = skipSpace(body, start + 1);
     if (at < body.length && body[at] == ']') {
@@ -62,17 +76,16 @@ final class PackedFloats {
         throw new IllegalStateException("embeddings.base64 must be an array of strings");
       }
       int from = at + 1;
-      int to = from;
-      while (to < body.length && body[to] != '"') {
-        if (body[to] == '\\') {
+      int to = expected > 0 ? from + expected : -1;
+      float[] vector = to > 0 ? decodeEndingAt(base64, body, from, to) : null;
+      if (vector == null) {
+        to = closingQuote(body, from);
+        if (to < 0) {
           return null;
         }
-        to++;
+        vector = decode(base64.decode(ByteBuffer.wrap(body, from, to - from)));
       }
-      if (to == body.length) {
-        throw new IllegalStateException("a base64 string is not closed");
-      }
-      vectors.add(decode(base64.decode(ByteBuffer.wrap(body, from, to - from))));
+      vectors.add(vector);
       at = skipSpace(body, to + 1);
       if (at < body.length && body[at] == ']') {
         return vectors;
@@ -82,6 +95,33 @@ final class PackedFloats {
       }
       at = skipSpace(body, at + 1);
     }
+  }
+
+  /** The vector of the string {@code body[from..to)} when {@code body[to]} closes it and it is all base64; else null. */
+  private static float[] decodeEndingAt(Base64.Decoder base64, byte[] body, int from, int to) {
+    if (to >= body.length || body[to] != '"') {
+      return null;
+    }
+    ByteBuffer bytes;
+    try {
+      bytes = base64.decode(ByteBuffer.wrap(body, from, to - from));
+    } catch (IllegalArgumentException notBase64) {
+      return null; // a shorter string and what follows it, or an escape: scanned instead
+    }
+    return decode(bytes);
+  }
+
+  /** Where the string that starts at {@code from} ends (its quote); -1 when it holds an escape. */
+  private static int closingQuote(byte[] body, int from) {
+    for (int at = from; at < body.length; at++) {
+      if (body[at] == '"') {
+        return at;
+      }
+      if (body[at] == '\\') {
+        return -1;
+      }
+    }
+    throw new IllegalStateException("a base64 string is not closed");
   }
 
   private static int skipSpace(byte[] body, int at) {
@@ -99,14 +139,12 @@ final class PackedFloats {
 
   /** Every value finite and at most {@link #LARGEST}, and the largest not vanishingly small (unless all are 0). */
   static boolean plausible(float[] vector) {
-    // one pass without a branch per value: Math.max carries a NaN through to the check below
-    float largest = 0;
+    // compared as bits without the sign: those order as the magnitudes do, infinity above every
+    // finite value and NaN above infinity; an int's max is one instruction, a float's (NaN, -0) is not
+    int largest = 0;
     for (float value : vector) {
-      largest = Math.max(largest, Math.abs(value));
+      largest = Math.max(largest, Float.floatToRawIntBits(value) & 0x7fffffff);
     }
-    if (!(largest <= LARGEST)) { // NaN too
-      return false;
-    }
-    return largest == 0 || largest >= SMALLEST_LARGEST;
+    return largest <= LARGEST_BITS && (largest == 0 || largest >= SMALLEST_LARGEST_BITS);
   }
 }

@@ -59,6 +59,40 @@ class PackedFloatsTest {
   }
 
   @Test
+  @DisplayName("with the vectors' dimension, each string's end is looked for where such a vector ends; anything else is scanned")
+  void arrayWithTheDimension() {
+    float[] first = CohereTestServer.denseVectorFor("open a file", 1024);
+    float[] second = CohereTestServer.denseVectorFor("close it", 1024);
+    String a = java.util.Base64.getEncoder().encodeToString(bytes(first, ByteOrder.LITTLE_ENDIAN));
+    String b = java.util.Base64.getEncoder().encodeToString(bytes(second, ByteOrder.LITTLE_ENDIAN));
+    String json = "{\"base64\": [ \"" + a + "\" ,\n \"" + b + "\" ] }";
+    byte[] body = json.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    // the right dimension, a wrong one (the guess lands inside a string) and none read the same vectors
+    for (int dimension : new int[] {1024, 1000, 2048, 0}) {
+      java.util.List<float[]> read = PackedFloats.decodeArray(body, json.indexOf('['), dimension);
+      assertThat(read).hasSize(2);
+      assertThat(bits(read.get(0))).containsExactly(bits(first));
+      assertThat(bits(read.get(1))).containsExactly(bits(second));
+    }
+    // a guess that lands on a later string's closing quote: the range holds quotes, so it is scanned
+    float[] longer = CohereTestServer.denseVectorFor("open", 16); // 88 characters of base64
+    float[] shorter = CohereTestServer.denseVectorFor("close", 12); // 64
+    String l = java.util.Base64.getEncoder().encodeToString(bytes(longer, ByteOrder.LITTLE_ENDIAN));
+    String s = java.util.Base64.getEncoder().encodeToString(bytes(shorter, ByteOrder.LITTLE_ENDIAN));
+    String tricky = "[\"" + l + "\"," + " ".repeat(21) + "\"" + s + "\"]";
+    assertThat(tricky.charAt(2 + 176)).isEqualTo('"'); // where 33 dimensions' base64 (176 characters) would end
+    java.util.List<float[]> read = PackedFloats.decodeArray(tricky.getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 33);
+    assertThat(bits(read.get(0))).containsExactly(bits(longer));
+    assertThat(bits(read.get(1))).containsExactly(bits(shorter));
+    // an escape still goes to the parser, and garbage of the right length is still refused
+    byte[] escaped = ("[\"" + a.replace("/", "\\/") + "\"]").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    assertThat(PackedFloats.decodeArray(escaped, 0, 1024)).isNull();
+    byte[] nan = ("[\"" + "/".repeat(5460) + "/w==\"]").getBytes(java.nio.charset.StandardCharsets.US_ASCII); // 4096 bytes 0xFF
+    assertThatThrownBy(() -> PackedFloats.decodeArray(nan, 0, 1024)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("plausible");
+  }
+
+  @Test
   @DisplayName("Cohere's reader: an answer whose base64 has escaped slashes is read by the parser, to the same vectors")
   void escapedAnswerThroughTheParser() throws Exception {
     float[] vector = CohereTestServer.denseVectorFor("open a file", 1024);
@@ -110,6 +144,10 @@ class PackedFloatsTest {
     assertThat(PackedFloats.plausible(new float[] {0.1f, Float.NaN})).isFalse();
     assertThat(PackedFloats.plausible(new float[] {0.1f, Float.NEGATIVE_INFINITY})).isFalse();
     assertThat(PackedFloats.plausible(new float[] {1e-8f, -1e-9f})).isFalse();
+    assertThat(PackedFloats.plausible(new float[] {-0f, 0f})).isTrue();
+    assertThat(PackedFloats.plausible(new float[] {Float.MIN_VALUE, -0f})).isFalse();
+    assertThat(PackedFloats.plausible(new float[] {-1000f, 1e-6f})).isTrue();
+    assertThat(PackedFloats.plausible(new float[] {0.1f, Float.intBitsToFloat(0xffc00001)})).isFalse(); // a NaN with the sign bit
   }
 
   static byte[] bytes(float[] vector, ByteOrder order) {
