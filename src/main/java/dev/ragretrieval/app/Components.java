@@ -106,12 +106,12 @@ public final class Components {
           provider = created;
           queryCache = QueryCache.of(config.embedding().queryCacheSize(), created, metrics);
           // one verticle per event loop: a request's embedding stays on the loop that serves it
-          return EmbeddingVerticle.deployPerEventLoop(vertx, created, queryCache, lanes,
-              config.retrieval().coalesceWindow());
+          return EmbeddingVerticle.deployPerEventLoop(vertx, created, queryCache, lanes);
         })
         .map(id -> {
           embeddingDeployment = id;
-          embeddings = new EmbeddingClient(vertx, queryCache, lanes);
+          // the questions of a loop's window go to its verticle in one event-bus request
+          embeddings = new EmbeddingClient(vertx, queryCache, lanes, config.retrieval().coalesceWindow());
           LOG.info("embedding with {} ({}, {} dimensions)", config.embedding().provider(),
               config.embedding().modelName(), config.embedding().dimension());
           return null;

@@ -59,12 +59,13 @@ public final class EmbeddingVerticle extends VerticleBase {
 
   /** {@code queryCache} is filled here; give the same one to the {@link EmbeddingClient}s. */
   public EmbeddingVerticle(EmbeddingProvider provider, QueryCache queryCache) {
-    this(provider, queryCache, new ConcurrentHashMap<>(), EmbeddingLanes.none(), Duration.ZERO);
+    this(provider, queryCache, new ConcurrentHashMap<>(), EmbeddingLanes.none());
   }
 
   private EmbeddingVerticle(EmbeddingProvider provider, QueryCache queryCache, Map<String, Future<float[]>> inFlight,
-      EmbeddingLanes lanes, Duration coalesceWindow) {
-    this.questions = new Coalescer<>(this::embed, this::embedTogether, Coalescer::permanentRefusal, coalesceWindow);
+      EmbeddingLanes lanes) {
+    // one turn's requests only: a coalescing client has already waited for more (RAG_COALESCE_WINDOW_MS)
+    this.questions = new Coalescer<>(this::embed, this::embedTogether, Coalescer::permanentRefusal, Duration.ZERO);
     this.provider = Objects.requireNonNull(provider, "provider");
     this.queryCache = Objects.requireNonNull(queryCache, "queryCache");
     this.inFlight = inFlight;
@@ -92,13 +93,14 @@ public final class EmbeddingVerticle extends VerticleBase {
    * loops in turn, so each loop gets one. All serve {@link #ADDRESS} and share {@code queryCache}
    * and the calls in flight; each also serves its own loop's callers on a lane of {@code lanes},
    * which an {@link EmbeddingClient} given the same lanes asks. A loop left without an instance
-   * (a larger pool) asks the shared address. Under load a question waits up to {@code coalesceWindow}
-   * to share an upstream call (RAG_COALESCE_WINDOW_MS). Returns the deployment id.
+   * (a larger pool) asks the shared address. The questions of one turn share an upstream call;
+   * waiting for more under load (RAG_COALESCE_WINDOW_MS) is the {@link EmbeddingClient}'s, before
+   * the event bus. Returns the deployment id.
    */
   public static Future<String> deployPerEventLoop(Vertx vertx, EmbeddingProvider provider, QueryCache queryCache,
-      EmbeddingLanes lanes, Duration coalesceWindow) {
+      EmbeddingLanes lanes) {
     Map<String, Future<float[]>> inFlight = new ConcurrentHashMap<>();
-    return vertx.deployVerticle(() -> new EmbeddingVerticle(provider, queryCache, inFlight, lanes, coalesceWindow),
+    return vertx.deployVerticle(() -> new EmbeddingVerticle(provider, queryCache, inFlight, lanes),
         new DeploymentOptions().setInstances(VertxOptions.DEFAULT_EVENT_LOOP_POOL_SIZE));
   }
 
@@ -228,22 +230,7 @@ public final class EmbeddingVerticle extends VerticleBase {
 
   /** Several requests' texts in one request (cut into calls as any other); each gets its own vectors back. */
   private Future<List<EmbedResponse>> embedTogether(List<EmbedRequest> requests) {
-    List<String> texts = new ArrayList<>();
-    Deadline deadline = requests.get(0).deadline();
-    for (EmbedRequest request : requests) {
-      texts.addAll(request.texts());
-      deadline = deadline.max(request.deadline());
-    }
-    return embed(new EmbedRequest(texts, requests.get(0).inputType(), deadline)).map(all -> {
-      List<EmbedResponse> each = new ArrayList<>(requests.size());
-      int from = 0;
-      for (EmbedRequest request : requests) {
-        int to = from + request.texts().size();
-        each.add(new EmbedResponse(all.vectors().subList(from, to), all.model(), all.dimension()));
-        from = to;
-      }
-      return each;
-    });
+    return embed(EmbedRequest.together(requests)).map(all -> all.split(requests));
   }
 
   /** Runs batches lane, lane+lanes, ... one after another; stops early once any batch failed. */

@@ -37,6 +37,8 @@ class CoalescedRetrievalTest {
       "what do vision language action models map");
 
   private TestStack stack;
+  /** The texts of each embedding request sent over the event bus, in order. */
+  private final List<Integer> embedRequests = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** {@code queryCacheSize}: RAG_QUERY_CACHE_SIZE (0: no query-vector cache). */
   private void start(Vertx vertx, String queryCacheSize) {
@@ -48,6 +50,12 @@ class CoalescedRetrievalTest {
     Map<String, String> all = new java.util.HashMap<>(settings);
     all.put("RAG_RESULT_CACHE_TTL_MS", "0");
     stack = await(TestStack.start(vertx, all));
+    vertx.eventBus().addOutboundInterceptor(delivery -> {
+      if (delivery.message().body() instanceof dev.ragretrieval.embedding.EmbedRequest sent) {
+        embedRequests.add(sent.texts().size());
+      }
+      delivery.next();
+    });
   }
 
   @AfterEach
@@ -66,6 +74,7 @@ class CoalescedRetrievalTest {
     // a first question learns the collection's layout (its own calls), so the turn below is the questions alone
     await(service.retrieve(request(service, "warm up"), "q0", deadline()));
     stack.cohere.reset();
+    embedRequests.clear();
     int queriesBefore = stack.qdrant.callCount("Query");
     int batchesBefore = stack.qdrant.callCount("QueryBatch");
 
@@ -88,8 +97,35 @@ class CoalescedRetrievalTest {
     }
     assertThat(stack.cohere.callCount()).isEqualTo(1);
     assertThat(stack.cohere.inputCount()).isEqualTo(QUESTIONS.size());
+    // and one event-bus request to the embedding verticle, not one a question
+    assertThat(embedRequests).containsExactly(QUESTIONS.size());
     assertThat(stack.qdrant.callCount("QueryBatch") - batchesBefore).isEqualTo(1);
     assertThat(stack.qdrant.callCount("Query") - queriesBefore).isZero();
+  }
+
+  @Test
+  @DisplayName("a turn's questions whose one call failed for good (an answer that is not JSON) are asked again one by one, and each gets its answer")
+  void refusedTogetherAskedAlone(Vertx vertx) {
+    start(vertx, "10000");
+    RetrievalService service = stack.app.retrieval();
+    await(service.retrieve(request(service, "warm up"), "q0", deadline()));
+    stack.cohere.reset();
+    embedRequests.clear();
+    stack.cohere.badJsonNext(1);
+
+    Promise<List<Future<RetrievalResult>>> asked = Promise.promise();
+    vertx.getOrCreateContext().runOnContext(turn -> asked.complete(QUESTIONS.stream()
+        .map(question -> service.retrieve(request(service, question), "q", deadline())).toList()));
+    List<Future<RetrievalResult>> answers = await(asked.future());
+
+    for (int i = 0; i < QUESTIONS.size(); i++) {
+      assertThat(await(answers.get(i)).results()).extracting(RetrievedChunk::id)
+          .containsExactlyElementsOf(expectedIds(QUESTIONS.get(i)));
+    }
+    // asked again one by one; the verticle, given the four in one turn, makes one call of them
+    assertThat(embedRequests).containsExactly(4, 1, 1, 1, 1);
+    assertThat(stack.cohere.callCount()).isEqualTo(2);
+    assertThat(stack.cohere.inputCount()).isEqualTo(2L * QUESTIONS.size());
   }
 
   @Test
@@ -119,6 +155,7 @@ class CoalescedRetrievalTest {
     await(service.retrieve(request(service, "warm up"), "q0", deadline()));
     stack.cohere.reset();
     stack.cohere.delay(Duration.ofMillis(400));
+    embedRequests.clear();
     int queriesBefore = stack.qdrant.callCount("Query");
     int batchesBefore = stack.qdrant.callCount("QueryBatch");
 
@@ -140,6 +177,7 @@ class CoalescedRetrievalTest {
     // searches of one embedding answer are asked in one turn of the loop
     assertThat(stack.cohere.callCount()).isEqualTo(2);
     assertThat(stack.cohere.inputCount()).isEqualTo(3);
+    assertThat(embedRequests).containsExactly(1, 2);
     assertThat(stack.qdrant.callCount("Query") - queriesBefore).isEqualTo(1);
     assertThat(stack.qdrant.callCount("QueryBatch") - batchesBefore).isEqualTo(1);
   }
