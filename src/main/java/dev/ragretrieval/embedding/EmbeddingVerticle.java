@@ -5,7 +5,6 @@ import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.tracing.Spans;
 import dev.ragretrieval.upstream.Coalescer;
-import dev.ragretrieval.upstream.Deadline;
 import io.opentelemetry.api.trace.Span;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
