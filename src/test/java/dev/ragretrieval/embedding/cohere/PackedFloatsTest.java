@@ -36,8 +36,8 @@ class PackedFloatsTest {
   void arrayFromTheBody() {
     float[] first = CohereTestServer.denseVectorFor("open a file", 1024);
     float[] second = CohereTestServer.denseVectorFor("close it", 1024);
-    String a = java.util.Base64.getEncoder().encodeToString(bytes(first, ByteOrder.LITTLE_ENDIAN));
-    String b = java.util.Base64.getEncoder().encodeToString(bytes(second, ByteOrder.LITTLE_ENDIAN));
+    String a = CohereTestServer.base64(first, ByteOrder.LITTLE_ENDIAN);
+    String b = CohereTestServer.base64(second, ByteOrder.LITTLE_ENDIAN);
     for (String json : new String[] {"{\"base64\":[\"" + a + "\",\"" + b + "\"]}",
         "{\"base64\": [ \"" + a + "\" ,\n \"" + b + "\" ] }"}) {
       byte[] body = json.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -63,8 +63,8 @@ class PackedFloatsTest {
   void arrayWithTheDimension() {
     float[] first = CohereTestServer.denseVectorFor("open a file", 1024);
     float[] second = CohereTestServer.denseVectorFor("close it", 1024);
-    String a = java.util.Base64.getEncoder().encodeToString(bytes(first, ByteOrder.LITTLE_ENDIAN));
-    String b = java.util.Base64.getEncoder().encodeToString(bytes(second, ByteOrder.LITTLE_ENDIAN));
+    String a = CohereTestServer.base64(first, ByteOrder.LITTLE_ENDIAN);
+    String b = CohereTestServer.base64(second, ByteOrder.LITTLE_ENDIAN);
     String json = "{\"base64\": [ \"" + a + "\" ,\n \"" + b + "\" ] }";
     byte[] body = json.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     // the right dimension, a wrong one (the guess lands inside a string) and none read the same vectors
@@ -77,8 +77,8 @@ class PackedFloatsTest {
     // a guess that lands on a later string's closing quote: the range holds quotes, so it is scanned
     float[] longer = CohereTestServer.denseVectorFor("open", 16); // 88 characters of base64
     float[] shorter = CohereTestServer.denseVectorFor("close", 12); // 64
-    String l = java.util.Base64.getEncoder().encodeToString(bytes(longer, ByteOrder.LITTLE_ENDIAN));
-    String s = java.util.Base64.getEncoder().encodeToString(bytes(shorter, ByteOrder.LITTLE_ENDIAN));
+    String l = CohereTestServer.base64(longer, ByteOrder.LITTLE_ENDIAN);
+    String s = CohereTestServer.base64(shorter, ByteOrder.LITTLE_ENDIAN);
     String tricky = "[\"" + l + "\"," + " ".repeat(21) + "\"" + s + "\"]";
     assertThat(tricky.charAt(2 + 176)).isEqualTo('"'); // where 33 dimensions' base64 (176 characters) would end
     java.util.List<float[]> read = PackedFloats.decodeArray(tricky.getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, 33);
@@ -96,7 +96,7 @@ class PackedFloatsTest {
   @DisplayName("Cohere's reader: an answer whose base64 has escaped slashes is read by the parser, to the same vectors")
   void escapedAnswerThroughTheParser() throws Exception {
     float[] vector = CohereTestServer.denseVectorFor("open a file", 1024);
-    String a = java.util.Base64.getEncoder().encodeToString(bytes(vector, ByteOrder.LITTLE_ENDIAN));
+    String a = CohereTestServer.base64(vector, ByteOrder.LITTLE_ENDIAN);
     assertThat(a).contains("/");
     io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
     try {
