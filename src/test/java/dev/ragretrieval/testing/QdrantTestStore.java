@@ -121,6 +121,13 @@ final class QdrantTestStore {
     /** Points holding each sparse vector, kept and forgotten with {@link #documentFrequencies}. */
     final Map<String, Long> sparsePoints = new HashMap<>();
 
+    /** What is kept from the points (rankings, IDF's counts) is forgotten when they change. */
+    void pointsChanged() {
+      rankings.clear();
+      documentFrequencies.clear();
+      sparsePoints.clear();
+    }
+
     TestCollection(int dimension, String vectorName) {
       this.dimension = dimension;
       this.vectorName = vectorName;
@@ -184,9 +191,7 @@ final class QdrantTestStore {
     }
     PointId normal = normalise(id);
     c.points.put(key(normal), new StoredPoint(normal, vector.clone(), new LinkedHashMap<>(payload), Map.copyOf(sparse)));
-    c.rankings.clear();
-    c.documentFrequencies.clear();
-    c.sparsePoints.clear();
+    c.pointsChanged();
   }
 
   synchronized long count(String collection) {
@@ -359,18 +364,14 @@ final class QdrantTestStore {
       accepted.add(new StoredPoint(normalise(p.getId()), vector, new LinkedHashMap<>(p.getPayloadMap()), sparseOf(c, p)));
     }
     accepted.forEach(p -> c.points.put(key(p.id()), p));
-    c.rankings.clear();
-    c.documentFrequencies.clear();
-    c.sparsePoints.clear();
+    c.pointsChanged();
     return completed();
   }
 
   synchronized PointsOperationResponse deletePoints(DeletePoints request) {
     orderings.add(request.getOrdering().getType());
     TestCollection c = collection(request.getCollectionName());
-    c.rankings.clear();
-    c.documentFrequencies.clear();
-    c.sparsePoints.clear();
+    c.pointsChanged();
     switch (request.getPoints().getPointsSelectorOneOfCase()) {
       case POINTS -> request.getPoints().getPoints().getIdsList().forEach(id -> c.points.remove(key(normalise(id))));
       case FILTER -> {

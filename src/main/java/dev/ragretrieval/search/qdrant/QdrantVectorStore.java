@@ -187,16 +187,14 @@ public final class QdrantVectorStore implements VectorStore {
       return Future.succeededFuture(page.hits());
     }
     int all = 2 * request.fusion().candidatesFor(request.limit());
-    if (page == null) {
-      return upstream.call("search", request.deadline(), budget -> channel.call(VxPointsGrpcClient.Query,
-              consistency.tuned(hybridQuery(request, using, all, true)), budget, request.collection()))
-          .map(response -> fused(response.getResultList(), request, all,
-              (id, hit) -> cosine(request.vector(), storedVector(hit, using))).hits());
-    }
+    boolean withVectors = page == null;
     return upstream.call("search", request.deadline(), budget -> channel.call(VxPointsGrpcClient.Query,
-            consistency.tuned(hybridQuery(request, using, all, false)), budget, request.collection()))
-        .compose(response -> settled(request, using,
-            fused(response.getResultList(), request, all, (id, hit) -> cosines.get(id)), cosines));
+            consistency.tuned(hybridQuery(request, using, all, withVectors)), budget, request.collection()))
+        .compose(response -> withVectors
+            ? Future.succeededFuture(fused(response.getResultList(), request, all,
+                (id, hit) -> cosine(request.vector(), storedVector(hit, using))).hits())
+            : settled(request, using, fused(response.getResultList(), request, all, (id, hit) -> cosines.get(id)),
+                cosines));
   }
 
   @Override

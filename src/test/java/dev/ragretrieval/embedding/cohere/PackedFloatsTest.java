@@ -12,6 +12,12 @@ import org.junit.jupiter.api.Test;
 
 class PackedFloatsTest {
 
+  /** Two answers' vectors, and their base64 as Cohere sends it (little-endian float32s). */
+  private static final float[] FIRST = CohereTestServer.denseVectorFor("open a file", 1024);
+  private static final float[] SECOND = CohereTestServer.denseVectorFor("close it", 1024);
+  private static final String A = CohereTestServer.base64(FIRST, ByteOrder.LITTLE_ENDIAN);
+  private static final String B = CohereTestServer.base64(SECOND, ByteOrder.LITTLE_ENDIAN);
+
   @Test
   @DisplayName("little-endian float32s (numpy's, Cohere's) come back bit for bit")
   void littleEndian() {
@@ -34,25 +40,21 @@ class PackedFloatsTest {
   @Test
   @DisplayName("a JSON array of base64 strings is read from the body's bytes, spaces or not; an escape is left to Jackson")
   void arrayFromTheBody() {
-    float[] first = CohereTestServer.denseVectorFor("open a file", 1024);
-    float[] second = CohereTestServer.denseVectorFor("close it", 1024);
-    String a = CohereTestServer.base64(first, ByteOrder.LITTLE_ENDIAN);
-    String b = CohereTestServer.base64(second, ByteOrder.LITTLE_ENDIAN);
-    for (String json : new String[] {"{\"base64\":[\"" + a + "\",\"" + b + "\"]}",
-        "{\"base64\": [ \"" + a + "\" ,\n \"" + b + "\" ] }"}) {
+    for (String json : new String[] {"{\"base64\":[\"" + A + "\",\"" + B + "\"]}",
+        "{\"base64\": [ \"" + A + "\" ,\n \"" + B + "\" ] }"}) {
       byte[] body = json.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
       java.util.List<float[]> read = PackedFloats.decodeArray(body, json.indexOf('['));
       assertThat(read).hasSize(2);
-      assertThat(bits(read.get(0))).containsExactly(bits(first));
-      assertThat(bits(read.get(1))).containsExactly(bits(second));
+      assertThat(bits(read.get(0))).containsExactly(bits(FIRST));
+      assertThat(bits(read.get(1))).containsExactly(bits(SECOND));
     }
     byte[] empty = "[ ]".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     assertThat(PackedFloats.decodeArray(empty, 0)).isEmpty();
     // base64's '/' may come escaped as "\/": legal JSON, read by the parser instead
-    byte[] escaped = ("[\"" + a.replace("/", "\\/") + "\"]").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    assertThat(a).contains("/");
+    byte[] escaped = ("[\"" + A.replace("/", "\\/") + "\"]").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    assertThat(A).contains("/");
     assertThat(PackedFloats.decodeArray(escaped, 0)).isNull();
-    for (String bad : new String[] {"[1, 2]", "[\"" + a + "\"", "[\"" + a + "\" \"" + b + "\"]", "[\"!!\"]"}) {
+    for (String bad : new String[] {"[1, 2]", "[\"" + A + "\"", "[\"" + A + "\" \"" + B + "\"]", "[\"!!\"]"}) {
       assertThatThrownBy(() -> PackedFloats.decodeArray(bad.getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0))
           .isInstanceOf(RuntimeException.class);
     }
@@ -61,18 +63,14 @@ class PackedFloatsTest {
   @Test
   @DisplayName("with the vectors' dimension, each string's end is looked for where such a vector ends; anything else is scanned")
   void arrayWithTheDimension() {
-    float[] first = CohereTestServer.denseVectorFor("open a file", 1024);
-    float[] second = CohereTestServer.denseVectorFor("close it", 1024);
-    String a = CohereTestServer.base64(first, ByteOrder.LITTLE_ENDIAN);
-    String b = CohereTestServer.base64(second, ByteOrder.LITTLE_ENDIAN);
-    String json = "{\"base64\": [ \"" + a + "\" ,\n \"" + b + "\" ] }";
+    String json = "{\"base64\": [ \"" + A + "\" ,\n \"" + B + "\" ] }";
     byte[] body = json.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     // the right dimension, a wrong one (the guess lands inside a string) and none read the same vectors
     for (int dimension : new int[] {1024, 1000, 2048, 0}) {
       java.util.List<float[]> read = PackedFloats.decodeArray(body, json.indexOf('['), dimension);
       assertThat(read).hasSize(2);
-      assertThat(bits(read.get(0))).containsExactly(bits(first));
-      assertThat(bits(read.get(1))).containsExactly(bits(second));
+      assertThat(bits(read.get(0))).containsExactly(bits(FIRST));
+      assertThat(bits(read.get(1))).containsExactly(bits(SECOND));
     }
     // a guess that lands on a later string's closing quote: the range holds quotes, so it is scanned
     float[] longer = CohereTestServer.denseVectorFor("open", 16); // 88 characters of base64
@@ -85,7 +83,7 @@ class PackedFloatsTest {
     assertThat(bits(read.get(0))).containsExactly(bits(longer));
     assertThat(bits(read.get(1))).containsExactly(bits(shorter));
     // an escape still goes to the parser, and garbage of the right length is still refused
-    byte[] escaped = ("[\"" + a.replace("/", "\\/") + "\"]").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] escaped = ("[\"" + A.replace("/", "\\/") + "\"]").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     assertThat(PackedFloats.decodeArray(escaped, 0, 1024)).isNull();
     byte[] nan = ("[\"" + "/".repeat(5460) + "/w==\"]").getBytes(java.nio.charset.StandardCharsets.US_ASCII); // 4096 bytes 0xFF
     assertThatThrownBy(() -> PackedFloats.decodeArray(nan, 0, 1024)).isInstanceOf(IllegalStateException.class)
