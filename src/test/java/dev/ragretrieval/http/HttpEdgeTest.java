@@ -7,9 +7,9 @@ import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigLoader;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetSocket;
 import io.vertx.core.net.impl.VertxConnection;
 import java.util.List;
 import java.util.Map;
@@ -51,10 +51,19 @@ class HttpEdgeTest {
           request.response().end();
         });
     await(server.listen());
-    var client = vertx.createHttpClient(new HttpClientOptions());
+    // a raw socket, not vert.x's HttpClient: sent from this (non-vert.x) thread with a new client
+    // each time, 3 of 600 such requests never completed (this raw exchange: 600 of 600)
+    NetClient client = vertx.createNetClient();
     try {
-      await(client.request(HttpMethod.GET, server.actualPort(), "127.0.0.1", "/")
-          .compose(request -> request.send()).compose(response -> response.body()));
+      NetSocket socket = await(client.connect(server.actualPort(), "127.0.0.1"));
+      Promise<Void> answered = Promise.promise();
+      socket.handler(bytes -> {
+        if (bytes.toString().startsWith("HTTP/1.1 200")) {
+          answered.tryComplete();
+        }
+      });
+      await(socket.write("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"));
+      await(answered.future());
       return await(names.future());
     } finally {
       await(client.close());
