@@ -173,6 +173,35 @@ class CohereProviderTest extends EmbeddingServerFixture {
   }
 
   @Test
+  @DisplayName("answers that arrive in several pieces, with a Content-Length or chunked without one, give the same vectors and errors")
+  void answersInPieces(Vertx vertx, VertxTestContext test) {
+    // 96 texts: an answer of about 12 KB, more than one of the client's reads (8 KB chunks)
+    List<String> texts = IntStream.range(0, 96).mapToObj(i -> "a ROS 2 question, number " + i).toList();
+    List<String> tooMany = IntStream.range(0, 97).mapToObj(i -> "text " + i).toList();
+    CohereProvider cohere = provider(vertx, 1);
+    cohere.embed(texts, InputType.SEARCH_QUERY, in(Duration.ofSeconds(10)))
+        .compose(sized -> {
+          assertVectorsOf(texts, sized);
+          server.chunked(true);
+          return cohere.embed(texts, InputType.SEARCH_QUERY, in(Duration.ofSeconds(10)));
+        })
+        .compose(chunked -> {
+          assertVectorsOf(texts, chunked);
+          return cohere.embed(tooMany, InputType.SEARCH_DOCUMENT, in(Duration.ofSeconds(10)));
+        })
+        // an assertion that failed above arrives here instead of the ServiceException, and fails the test
+        .onComplete(test.failing(serviceError(test, error ->
+            assertThat(error.getMessage()).contains("HTTP 400").contains("at most 96"))));
+  }
+
+  private static void assertVectorsOf(List<String> texts, List<float[]> vectors) {
+    assertThat(vectors).hasSize(texts.size());
+    for (int i = 0; i < texts.size(); i++) {
+      assertThat(vectors.get(i)).containsExactly(CohereTestServer.vectorFor(texts.get(i), DIM));
+    }
+  }
+
+  @Test
   @DisplayName("a 400 that float does not cure leaves the provider on base64")
   void refusalOfBothFormatsKeepsBase64(Vertx vertx, VertxTestContext test) {
     List<String> tooMany = IntStream.range(0, 97).mapToObj(i -> "text " + i).toList();

@@ -7,6 +7,7 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -96,6 +97,7 @@ public final class CohereTestServer {
   private volatile boolean refuseBase64;
   private volatile boolean ignoreEmbeddingTypes;
   private volatile boolean base64BigEndian;
+  private volatile boolean chunked;
   /** The bench's pool of answers (see {@link #vectorPool}), or null. */
   private volatile Pool pool;
   private HttpServer server;
@@ -269,6 +271,11 @@ public final class CohereTestServer {
   /** On: {@code base64} embeddings are big-endian float32s (Java's default order), not little-endian (numpy's, Cohere's). */
   public void base64BigEndian(boolean on) {
     base64BigEndian = on;
+  }
+
+  /** On: every answer is sent chunked, without a Content-Length, as a proxy in between may send it. */
+  public void chunked(boolean on) {
+    chunked = on;
   }
 
   /** A vector's float32s in {@code order}, base64-encoded: a {@code base64} embedding. */
@@ -818,20 +825,34 @@ public final class CohereTestServer {
     return array;
   }
 
-  private static void send(HttpServerRequest request, int status, JsonObject body, String retryAfter) {
+  private void send(HttpServerRequest request, int status, JsonObject body, String retryAfter) {
     if (request.response().closed()) {
       return; // the client gave up during a delay
     }
     if (retryAfter != null) {
       request.response().putHeader("Retry-After", retryAfter);
     }
-    request.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(body.toBuffer());
+    write(request.response().setStatusCode(status), body.toBuffer());
   }
 
-  private static void sendRaw(HttpServerRequest request, String body) {
+  private void sendRaw(HttpServerRequest request, String body) {
     if (request.response().closed()) {
       return;
     }
-    request.response().setStatusCode(200).putHeader("Content-Type", "application/json").end(body);
+    write(request.response().setStatusCode(200), Buffer.buffer(body));
+  }
+
+  private void write(HttpServerResponse response, Buffer body) {
+    response.putHeader("Content-Type", "application/json");
+    if (!chunked) {
+      response.end(body);
+      return;
+    }
+    // three chunks of Transfer-Encoding: chunked, and no Content-Length
+    response.setChunked(true);
+    int third = body.length() / 3;
+    response.write(body.slice(0, third));
+    response.write(body.slice(third, 2 * third));
+    response.end(body.slice(2 * third, body.length()));
   }
 }

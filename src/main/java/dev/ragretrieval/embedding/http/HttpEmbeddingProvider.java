@@ -229,7 +229,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
             request.putHeader(HttpHeaders.AUTHORIZATION, authorization);
           }
           // the body is asked for in the send's own callback, before any of it can arrive unheard
-          return request.send(body).compose(response -> response.body().map(answer -> new Answer(response, answer)));
+          return request.send(body).compose(response -> WholeBody.of(response).map(answer -> new Answer(response, answer)));
         }))
         .transform(sent -> {
           if (sent.failed()) {
@@ -259,7 +259,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   }
 
   /** An answer's status, headers and whole body. */
-  private record Answer(HttpClientResponse response, Buffer body) {
+  private record Answer(HttpClientResponse response, byte[] body) {
     int statusCode() {
       return response.statusCode();
     }
@@ -291,14 +291,14 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
       }
       throw refused;
     }
-    Buffer body = response.body();
-    if (body.length() == 0) {
+    byte[] body = response.body();
+    if (body.length == 0) {
       throw permanent(displayName + " answered with an empty body");
     }
     List<float[]> vectors;
     // streamed straight into float[]: no tree of boxed Doubles for a thousand numbers per text
     try {
-      vectors = vectors(body.getBytes());
+      vectors = vectors(body);
     } catch (NoVectorsInFormat absent) {
       throw new FormatRefused(permanent(displayName + " answered without embeddings: " + absent.getMessage()),
           absent.getMessage());
@@ -321,7 +321,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
   /** The upstream's error text, cut short and with the key removed should the upstream echo it. */
   private String upstreamMessage(Answer response) {
     try {
-      JsonObject body = response.body().length() == 0 ? null : response.body().toJsonObject();
+      JsonObject body = response.body().length == 0 ? null : new JsonObject(Buffer.buffer(response.body()));
       String message = body == null ? null : errorMessage(body);
       if (message == null || message.isBlank()) {
         return null;
