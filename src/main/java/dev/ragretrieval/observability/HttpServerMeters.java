@@ -13,13 +13,14 @@ import io.vertx.core.spi.observability.HttpResponse;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Vert.x's HTTP server meters ({@code vertx_http_server_*}): the series, labels and descriptions
  * that vertx-micrometer writes with the service's labels (route, code, method), but each meter is
  * looked up once and kept. vertx-micrometer merges tags and asks the registry for a meter five
- * times a request; a profile of new questions put that at 3-4% of the service's samples.
+ * times a request; a profile of new questions put that at 5% of the event loops' samples.
  *
  * <p>One instance serves every HTTP server of a Vertx (one per event loop, plus the management
  * port): a gauge registers its number once, so all servers must count into the same one.
@@ -34,7 +35,6 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
   private final Counter bytesRead;
   private final Counter bytesWritten;
   private final ConcurrentMap<HttpMethod, MethodMeters> byMethod = new ConcurrentHashMap<>();
-  private final ConcurrentMap<Outcome, OutcomeMeters> byOutcome = new ConcurrentHashMap<>();
 
   HttpServerMeters(MeterRegistry registry) {
     this.registry = registry;
@@ -87,16 +87,18 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
   }
 
   private Exchange begin(HttpMethod method) {
-    MethodMeters meters = byMethod.computeIfAbsent(method, this::methodMeters);
+    MethodMeters meters = byMethod.get(method);
+    if (meters == null) {
+      meters = byMethod.computeIfAbsent(method, this::methodMeters);
+    }
     meters.active.increment();
-    return new Exchange(method, meters, System.nanoTime());
+    return new Exchange(meters, System.nanoTime());
   }
 
   @Override
   public void requestRouted(Exchange exchange, String route) {
     if (route != null) {
-      // vertx-micrometer's label when several routes handle one request: their names joined by '>'
-      exchange.route = exchange.route.isEmpty() ? route : exchange.route + '>' + route;
+      exchange.route = exchange.route.then(route);
     }
   }
 
@@ -113,7 +115,7 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
   public void requestReset(Exchange exchange) {
     Counter.builder(PREFIX + "request.resets")
         .description("Number of request resets")
-        .tag("method", exchange.method.toString())
+        .tag("method", exchange.route.method)
         .register(registry)
         .increment();
     exchange.meters.active.decrement();
@@ -122,11 +124,7 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
 
   @Override
   public void responseEnd(Exchange exchange, HttpResponse response, long bytesWritten) {
-    Outcome outcome = new Outcome(exchange.method, exchange.route, response.statusCode());
-    OutcomeMeters meters = byOutcome.get(outcome);
-    if (meters == null) {
-      meters = byOutcome.computeIfAbsent(outcome, this::outcomeMeters);
-    }
+    OutcomeMeters meters = exchange.route.meters(response.statusCode());
     meters.requests.increment();
     meters.time.record(System.nanoTime() - exchange.startNanos, TimeUnit.NANOSECONDS);
     meters.responseBytes.record(bytesWritten);
@@ -147,48 +145,84 @@ final class HttpServerMeters implements HttpServerMetrics<HttpServerMeters.Excha
         DistributionSummary.builder(PREFIX + "request.bytes")
             .description("Size of requests in bytes")
             .tag("method", name)
-            .register(registry));
-  }
-
-  private OutcomeMeters outcomeMeters(Outcome outcome) {
-    String method = outcome.method.toString();
-    String code = String.valueOf(outcome.code);
-    return new OutcomeMeters(
-        Counter.builder(PREFIX + "requests")
-            .description("Number of processed requests")
-            .tags("method", method, "route", outcome.route, "code", code)
             .register(registry),
-        Timer.builder(PREFIX + "response.time")
-            .description("Request processing time")
-            .tags("method", method, "route", outcome.route, "code", code)
-            .register(registry),
-        DistributionSummary.builder(PREFIX + "response.bytes")
-            .description("Size of responses in bytes")
-            .tags("method", method, "route", outcome.route, "code", code)
-            .register(registry));
+        new Route(name, ""));
   }
 
   /** One request on its way: touched only by the connection's event loop. */
   static final class Exchange {
-    final HttpMethod method;
     final MethodMeters meters;
     final long startNanos;
-    String route = "";
+    Route route;
     boolean requestEnded;
     boolean responseEnded;
     boolean reset;
 
-    Exchange(HttpMethod method, MethodMeters meters, long startNanos) {
-      this.method = method;
+    Exchange(MethodMeters meters, long startNanos) {
       this.meters = meters;
       this.startNanos = startNanos;
+      this.route = meters.unrouted;
     }
   }
 
-  private record MethodMeters(LongAdder active, DistributionSummary requestBytes) {
+  private record MethodMeters(LongAdder active, DistributionSummary requestBytes, Route unrouted) {
   }
 
-  private record Outcome(HttpMethod method, String route, int code) {
+  /**
+   * A method and the routes a request has taken so far, with the response meters of that label by
+   * status code. A request steps from node to node by the routes' names, which vert.x-web passes
+   * as the same strings each time, so a step is one look-up with a kept hash and nothing is joined
+   * or allocated per request.
+   */
+  private final class Route {
+    private static final int STATUS_CODES = 600;
+
+    final String method;
+    /** vertx-micrometer's label: the names of the routes that handled the request, joined by '>'. */
+    final String label;
+    private final ConcurrentMap<String, Route> next = new ConcurrentHashMap<>();
+    private final AtomicReferenceArray<OutcomeMeters> byStatus = new AtomicReferenceArray<>(STATUS_CODES);
+
+    Route(String method, String label) {
+      this.method = method;
+      this.label = label;
+    }
+
+    Route then(String route) {
+      Route after = next.get(route);
+      return after != null ? after
+          : next.computeIfAbsent(route, name -> new Route(method, label.isEmpty() ? name : label + '>' + name));
+    }
+
+    OutcomeMeters meters(int status) {
+      if (status < 0 || status >= STATUS_CODES) {
+        return register(status); // not a status vert.x sends: asked of the registry, which keeps it
+      }
+      OutcomeMeters meters = byStatus.get(status);
+      if (meters == null) {
+        // two loops may both register: the registry gives both the same meters
+        meters = register(status);
+        byStatus.set(status, meters);
+      }
+      return meters;
+    }
+
+    private OutcomeMeters register(int status) {
+      String code = String.valueOf(status);
+      return new OutcomeMeters(
+          Counter.builder(PREFIX + "requests")
+              .description("Number of processed requests")
+              .tags("method", method, "route", label, "code", code)
+              .register(registry),
+          Timer.builder(PREFIX + "response.time")
+              .description("Request processing time")
+              .tags("method", method, "route", label, "code", code)
+              .register(registry),
+          DistributionSummary.builder(PREFIX + "response.bytes")
+              .description("Size of responses in bytes")
+              .tags("method", method, "route", label, "code", code)
+              .register(registry));
+    }
   }
 
   private record OutcomeMeters(Counter requests, Timer time, DistributionSummary responseBytes) {
