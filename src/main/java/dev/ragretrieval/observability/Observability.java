@@ -49,7 +49,7 @@ public final class Observability {
     this.metrics = new RagMetrics(registry);
   }
 
-  /** A Vertx with HTTP server/client and event-bus metrics, and {@link RagMetrics} on the same registry; no tracing. */
+  /** A Vertx with HTTP server and JVM metrics, and {@link RagMetrics} on the same registry; no tracing. */
   public static Observability create() {
     return create(Tracing.off());
   }
