@@ -89,6 +89,26 @@ class HttpServerMetersTest {
             "vertx_http_server_active_connections");
   }
 
+  @Test
+  @DisplayName("two HTTP servers of one Vertx (one per event loop, say) count into the same series")
+  void serversShareTheirMeters() throws Exception {
+    Observability observability = Observability.create();
+    started.add(observability.vertx());
+    int first = serve(observability.vertx());
+    int second = serve(observability.vertx());
+    send(first, "GET", "/v1/items/alpha", 200);
+    send(second, "GET", "/v1/items/beta", 200);
+    send(second, "GET", "/v1/items/gamma", 200);
+
+    String route = "{code=\"200\",method=\"GET\",route=\"/v1/items/:id\"}";
+    eventually(() -> comparable(observability.registry().scrape())
+        .getOrDefault("vertx_http_server_requests_total" + route, "").equals("3.0"));
+    // the client keeps one connection to each server open
+    assertThat(comparable(observability.registry().scrape()))
+        .containsEntry("vertx_http_server_active_connections", "2.0")
+        .containsEntry("vertx_http_server_response_time_seconds_count" + route, "3");
+  }
+
   private int serve(Vertx vertx) {
     Router router = Router.router(vertx);
     router.route().handler(ctx -> ctx.next()); // a path-less filter, as the service has: no label of its own
