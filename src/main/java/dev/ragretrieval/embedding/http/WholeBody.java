@@ -10,7 +10,7 @@ import io.vertx.core.http.HttpHeaders;
  * An answer's whole body as one array. With a Content-Length, the array is allocated once at that
  * size and each chunk is copied into it as it arrives. vert.x's {@code body()} grows a buffer by
  * doubling, and the reader then needs its bytes copied out once more: an answer of eight 1,024
- * float vectors in base64 (about 45 KB) was copied about three times, 1.4% of the loops' samples.
+ * float vectors in base64 (about 45 KB) was copied about three times, 1.3% of the loops' samples.
  */
 final class WholeBody {
 
