@@ -20,6 +20,10 @@ final class Utf8 {
   private Utf8() {}
 
   static boolean valid(byte[] bytes) {
+    if (ascii(bytes)) {
+      // most bodies are plain ASCII: no decoder and no decoded copy for them
+      return true;
+    }
     try {
       StandardCharsets.UTF_8.newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
@@ -29,6 +33,15 @@ final class Utf8 {
     } catch (CharacterCodingException e) {
       return false;
     }
+  }
+
+  private static boolean ascii(byte[] bytes) {
+    for (byte b : bytes) {
+      if (b < 0) {
+        return false;
+      }
+    }
+    return true;
   }
 
   static boolean valid(Buffer buffer) {

@@ -18,7 +18,8 @@ import dev.ragretrieval.search.StoredChunk;
 import dev.ragretrieval.search.VectorStore;
 import dev.ragretrieval.upstream.Retry;
 import dev.ragretrieval.upstream.Upstream;
-import com.google.protobuf.Internal.FloatList;
+import com.google.protobuf.UnknownFieldSet;
+import com.google.protobuf.UnsafeByteOperations;
 import io.qdrant.client.grpc.Collections.CollectionDescription;
 import io.qdrant.client.grpc.Collections.CollectionOperationResponse;
 import io.qdrant.client.grpc.Collections.CreateCollection;
@@ -65,6 +66,8 @@ import io.qdrant.client.grpc.VxCollectionsGrpcClient;
 import io.qdrant.client.grpc.VxPointsGrpcClient;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -705,20 +708,28 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /**
-   * Protobuf's own empty float list, copied with room for a whole vector: added float by float to
-   * the builder, a 1,024-float vector was copied a dozen times as its list grew (with writing it,
-   * 6% of a new question's JFR samples). Generated messages hold repeated floats in this kind of
-   * list; {@code QdrantDenseVectorTest} fails the build if a protobuf release changes that.
+   * A dense vector, in the bytes protobuf writes for a packed {@code repeated float}: field 1,
+   * length-delimited, each float's four bytes little-endian. They are copied from the array in one
+   * go and carried as the message's unknown field 1, which protobuf writes out as it is and every
+   * parser reads as the floats. Built float by float, the vectors of a 7-question QueryBatch took
+   * about 28 µs to build and write here, and 8 µs this way (a list copy and a bounds-checked write
+   * for each float, against one array copy). {@code QdrantDenseVectorTest} checks the bytes are
+   * those of the message built float by float. On this side the message shows no data
+   * ({@code getDataCount()} is 0): it is only ever sent.
    */
-  static final FloatList NO_FLOATS = (FloatList) DenseVector.getDefaultInstance().getDataList();
-
   static DenseVector dense(float[] vector) {
-    FloatList data = NO_FLOATS.mutableCopyWithCapacity(vector.length);
-    for (float v : vector) {
-      data.addFloat(v);
+    if (vector.length == 0) {
+      // an empty packed field is not written at all
+      return DenseVector.getDefaultInstance();
     }
-    // a list of protobuf's own kind is added in one array copy, without boxing
-    return DenseVector.newBuilder().addAllData(data).build();
+    byte[] bytes = new byte[vector.length * Float.BYTES];
+    ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().put(vector);
+    UnknownFieldSet.Field data = UnknownFieldSet.Field.newBuilder()
+        .addLengthDelimited(UnsafeByteOperations.unsafeWrap(bytes))
+        .build();
+    return DenseVector.newBuilder()
+        .setUnknownFields(UnknownFieldSet.newBuilder().addField(DenseVector.DATA_FIELD_NUMBER, data).build())
+        .build();
   }
 
   /** Where a fused hit's cosine comes from; null when it cannot say. */

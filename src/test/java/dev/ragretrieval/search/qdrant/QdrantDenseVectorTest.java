@@ -2,7 +2,11 @@ package dev.ragretrieval.search.qdrant;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.qdrant.client.grpc.Points.DenseVector;
+import io.qdrant.client.grpc.Points.Query;
+import io.qdrant.client.grpc.Points.QueryPoints;
+import io.qdrant.client.grpc.Points.VectorInput;
 import java.util.Random;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -10,10 +14,8 @@ import org.junit.jupiter.api.Test;
 class QdrantDenseVectorTest {
 
   @Test
-  @DisplayName("a query vector goes out as the same protobuf, byte for byte, as one built float by float")
-  void sameMessage() {
-    // the protobuf on the classpath holds repeated floats in its own list kind (else the class would not load)
-    assertThat(QdrantVectorStore.NO_FLOATS).isEmpty();
+  @DisplayName("a query vector goes out as the same bytes as the message built float by float, and reads back as its floats")
+  void sameBytes() throws InvalidProtocolBufferException {
     Random random = new Random(7);
     for (int dimension : new int[] {0, 1, 3, 1024, 1536}) {
       float[] vector = QdrantTestSupport.randomVector(random, dimension);
@@ -28,9 +30,37 @@ class QdrantDenseVectorTest {
       }
       DenseVector built = QdrantVectorStore.dense(vector);
 
-      assertThat(built).isEqualTo(oneByOne.build());
       assertThat(built.toByteString()).isEqualTo(oneByOne.build().toByteString());
-      assertThat(built.getDataCount()).isEqualTo(dimension);
+      assertThat(built.getSerializedSize()).isEqualTo(oneByOne.build().getSerializedSize());
+      DenseVector read = DenseVector.parseFrom(built.toByteString());
+      assertThat(read).isEqualTo(oneByOne.build());
+      assertThat(read.getDataCount()).isEqualTo(dimension);
+      for (int i = 0; i < dimension; i++) {
+        assertThat(Float.floatToRawIntBits(read.getData(i))).isEqualTo(Float.floatToRawIntBits(vector[i]));
+      }
     }
+  }
+
+  @Test
+  @DisplayName("inside a query, the vector's bytes are those of the query built float by float")
+  void sameQuery() throws InvalidProtocolBufferException {
+    float[] vector = QdrantTestSupport.randomVector(new Random(11), 1024);
+    DenseVector.Builder oneByOne = DenseVector.newBuilder();
+    for (float v : vector) {
+      oneByOne.addData(v);
+    }
+    QueryPoints expected = query(oneByOne.build());
+    QueryPoints sent = query(QdrantVectorStore.dense(vector));
+
+    assertThat(sent.toByteArray()).isEqualTo(expected.toByteArray());
+    assertThat(QueryPoints.parseFrom(sent.toByteArray())).isEqualTo(expected);
+  }
+
+  private static QueryPoints query(DenseVector vector) {
+    return QueryPoints.newBuilder()
+        .setCollectionName("book")
+        .setQuery(Query.newBuilder().setNearest(VectorInput.newBuilder().setDense(vector)))
+        .setLimit(5)
+        .build();
   }
 }
