@@ -26,7 +26,10 @@ import java.util.concurrent.locks.LockSupport;
  * 5% of the service's CPU in that thread alone, and its futex and eventfd calls on the loops.
  * Here a loop wakes the backstop only when it has nothing to watch (a new window ends after those
  * it watches, all being the same length), and the backstop wakes a loop only for a window the loop
- * has not ended itself.
+ * has not ended itself. Nor is the backstop a timer of the loop due half a length after the end,
+ * cancelled when the loop ends the window: a loop going to sleep with that timer next woke before
+ * it was due and polled the rest of the way, 6 {@code epoll_wait} calls a question instead of
+ * under 1 (bench/README.md, sixteenth pass).
  */
 final class CoalescingWindows {
 

@@ -196,6 +196,18 @@ class EdgeErrorsTest {
     assertThat(error.getString("message")).contains("UTF-8");
   }
 
+  @ParameterizedTest(name = "body {0}")
+  @ValueSource(strings = {"{\"query\": \"robot\"} x", "{\"query\": \"robot\"} {}", "{\"query\": \"robot\",}",
+      "{'query': 'robot'}", "{\"query\": \"robot\"", "[{\"query\": \"robot\"}]", "\"robot\"", "42", "null"})
+  @DisplayName("a body that is not one JSON object (trailing content, a stray comma, single quotes, cut short, "
+      + "another JSON value) is 400 INVALID_REQUEST on body")
+  void notOneJsonObject(String text) throws IOException {
+    byte[] body = text.getBytes(StandardCharsets.US_ASCII);
+    JsonObject error = assertError(RawHttp.send(port, RawHttp.postJson("/v1/retrieve", body)), 400, "INVALID_REQUEST");
+    assertThat(error.getString("message")).contains("JSON");
+    assertThat(error.getJsonObject("details").getString("field")).isEqualTo("body");
+  }
+
   @Test
   @DisplayName("a JSON escape of a surrogate pair is one character, accepted")
   void surrogatePairEscape() throws IOException {
