@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,6 +29,7 @@ import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
+import java.util.stream.Collectors;
 
 /**
  * The load generator and conductor of {@code bench/run}: starts the stand-ins ({@link StandIns})
@@ -459,10 +461,28 @@ public final class Bench {
           + " of new and repeated questions at 64 and 256 clients, %d s each, until the JIT compiler used under 5%% of"
           + " that process's CPU in each of a round's slices.", serviceRounds, peerRounds, slice.toSeconds()));
       List<String> loopRows = new ArrayList<>();
-      realisticRow("new questions", 64, true, service, peer, loopRows);
-      realisticRow("new questions", 256, true, service, peer, loopRows);
-      realisticRow("repeated questions", 64, false, service, peer, loopRows);
-      realisticRow("repeated questions", 256, false, service, peer, loopRows);
+      // bench.repeats: the four rows again, in turns, to tell a change from the spread between slices of one run
+      int repeats = Math.max(1, Integer.getInteger("bench.repeats", 1));
+      Map<String, List<Double>> ratios = new LinkedHashMap<>();
+      for (int repeat = 1; repeat <= repeats; repeat++) {
+        String of = repeats == 1 ? "" : " (" + repeat + "/" + repeats + ")";
+        realisticRow("new questions" + of, 64, true, service, peer, loopRows, ratios);
+        realisticRow("new questions" + of, 256, true, service, peer, loopRows, ratios);
+        realisticRow("repeated questions" + of, 64, false, service, peer, loopRows, ratios);
+        realisticRow("repeated questions" + of, 256, false, service, peer, loopRows, ratios);
+      }
+      if (repeats > 1 && peer != null) {
+        realisticRows.add("");
+        realisticRows.add("Ratios of the " + repeats + " repeats, in the order measured, and their median:");
+        realisticRows.add("");
+        ratios.forEach((row, values) -> {
+          List<Double> sorted = values.stream().sorted().toList();
+          double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
+              : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
+          realisticRows.add(String.format(Locale.ROOT, "- %s: %s; median %.2f", row,
+              values.stream().map(v -> String.format(Locale.ROOT, "%.2f", v)).collect(Collectors.joining(", ")), median));
+        });
+      }
       realisticRows.add("");
       realisticRows.add("Texts per Cohere call and questions per Qdrant search call (Query or QueryBatch) of the service"
           + " (questions of one event-loop turn, or of one coalescing window, share a call). CPU per"
@@ -545,8 +565,8 @@ public final class Bench {
     realisticRows.add("|---|---|---|---|---|---|---|---|---|---|---|");
   }
 
-  private void realisticRow(String name, int clients, boolean fresh, Process service, Process peer, List<String> loopRows)
-      throws Exception {
+  private void realisticRow(String name, int clients, boolean fresh, Process service, Process peer, List<String> loopRows,
+      Map<String, List<Double>> ratios) throws Exception {
     LongFunction<Future<Integer>> request = fresh ? n -> retrieve(uniqueQuestion()) : n -> retrieve(cachedQuestion(n));
     measure(service, SERVICE_PORT);
     Result ours = load(clients, request, phase);
@@ -567,6 +587,10 @@ public final class Bench {
         goal);
     realisticRows.add(row);
     System.out.println(row);
+    if (theirs != null) {
+      ratios.computeIfAbsent((fresh ? "new questions" : "repeated questions") + ", " + clients + " clients",
+          ignored -> new ArrayList<>()).add(ours.cpuMsPerRequest() / theirs.cpuMsPerRequest());
+    }
     loopRows.add(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.3f | %s | %s | %s | %s |", name, clients,
         ours.embedCalls() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (double) ours.embedInputs() / ours.embedCalls()),
         !fresh || ours.searchCalls() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (double) ours.completed() / ours.searchCalls()),
