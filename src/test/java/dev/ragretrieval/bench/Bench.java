@@ -479,8 +479,8 @@ public final class Bench {
           List<Double> sorted = values.stream().sorted().toList();
           double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
               : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
-          realisticRows.add(String.format(Locale.ROOT, "- %s: %s; median %.2f", row,
-              values.stream().map(v -> String.format(Locale.ROOT, "%.2f", v)).collect(Collectors.joining(", ")), median));
+          realisticRows.add(String.format(Locale.ROOT, "- %s: %s; median %.3f", row,
+              values.stream().map(v -> String.format(Locale.ROOT, "%.3f", v)).collect(Collectors.joining(", ")), median));
         });
       }
       realisticRows.add("");
@@ -583,7 +583,8 @@ public final class Bench {
         ours.failed(), theirs == null ? "" : String.valueOf(theirs.failed()),
         ours.cpuMsPerRequest(),
         theirs == null ? "" : String.format(Locale.ROOT, "%.3f", theirs.cpuMsPerRequest()),
-        theirs == null ? "" : String.format(Locale.ROOT, "%.2f", ours.cpuMsPerRequest() / theirs.cpuMsPerRequest()),
+        // three decimals: at two, 0.2545 would print as 0.25 and read as meeting a goal of 0.25
+        theirs == null ? "" : String.format(Locale.ROOT, "%.3f", ours.cpuMsPerRequest() / theirs.cpuMsPerRequest()),
         goal);
     realisticRows.add(row);
     System.out.println(row);
