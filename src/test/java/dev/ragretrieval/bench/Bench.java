@@ -473,7 +473,8 @@ public final class Bench {
       }
       if (repeats > 1 && peer != null) {
         realisticRows.add("");
-        realisticRows.add("Ratios of the " + repeats + " repeats, in the order measured, and their median:");
+        realisticRows.add("Ratios of the " + repeats + " repeats, in the order measured, and their median (attempts"
+            + " measured again for steal left out):");
         realisticRows.add("");
         ratios.forEach((row, values) -> {
           List<Double> sorted = values.stream().sorted().toList();
@@ -487,11 +488,12 @@ public final class Bench {
       realisticRows.add("Texts per Cohere call and questions per Qdrant search call (Query or QueryBatch) of the service"
           + " (questions of one event-loop turn, or of one coalescing window, share a call). CPU per"
           + " request, ms: the kernel's part (stime) of each process; by thread, each Vert.x event loop of the service on"
-          + " its own (by thread id), then the other pools; the peer's five largest pools.");
+          + " its own (by thread id), then the other pools; the peer's five largest pools. Steal: the share of the"
+          + " machine's CPU time that the hypervisor gave to other guests during each load (/proc/stat).");
       realisticRows.add("");
       realisticRows.add("| workload | clients | service texts per Cohere call | service questions per Qdrant call"
-          + " | service kernel | peer kernel | service event loops | service, other pools | peer pools |");
-      realisticRows.add("|---|---|---|---|---|---|---|---|---|");
+          + " | service kernel | peer kernel | steal % (service / peer) | service event loops | service, other pools | peer pools |");
+      realisticRows.add("|---|---|---|---|---|---|---|---|---|---|");
       realisticRows.addAll(loopRows);
       if (profile != null) {
         measure(service, SERVICE_PORT);
@@ -565,19 +567,44 @@ public final class Bench {
     realisticRows.add("|---|---|---|---|---|---|---|---|---|---|---|");
   }
 
+  /**
+   * One row: the service's load, then the peer's. A pair during which the hypervisor took more than
+   * {@code bench.maxSteal} percent of the machine's CPU time from either load (another guest busy on
+   * the host, so not the idle machine issue 19 asks for) is printed, marked, left out of the ratios,
+   * and measured again, at most twice; the third attempt counts whatever its steal.
+   */
   private void realisticRow(String name, int clients, boolean fresh, Process service, Process peer, List<String> loopRows,
       Map<String, List<Double>> ratios) throws Exception {
+    double maxSteal = Double.parseDouble(System.getProperty("bench.maxSteal", "5"));
+    for (int attempt = 1; ; attempt++) {
+      double steal = realisticPair(name, clients, fresh, service, peer, loopRows, ratios, attempt < 3 ? maxSteal : -1);
+      if (steal <= maxSteal || attempt == 3) {
+        return;
+      }
+    }
+  }
+
+  /** One attempt at a row; the larger steal of its two loads. {@code maxSteal} < 0: the attempt counts. */
+  private double realisticPair(String name, int clients, boolean fresh, Process service, Process peer,
+      List<String> loopRows, Map<String, List<Double>> ratios, double maxSteal) throws Exception {
     LongFunction<Future<Integer>> request = fresh ? n -> retrieve(uniqueQuestion()) : n -> retrieve(cachedQuestion(n));
     measure(service, SERVICE_PORT);
+    long[] machine = machineTicks();
     Result ours = load(clients, request, phase);
+    double ourSteal = stolenPercent(machine, machine = machineTicks());
     Result theirs = null;
+    double theirSteal = 0;
     if (peer != null) {
       measure(peer, PEER_PORT);
       theirs = load(clients, request, phase);
+      theirSteal = stolenPercent(machine, machineTicks());
     }
+    double steal = Math.max(ourSteal, theirSteal);
+    boolean counted = maxSteal < 0 || steal <= maxSteal;
+    String label = counted ? name : String.format(Locale.ROOT, "%s, steal %.1f%%: measured again", name, steal);
     double goal = fresh ? 0.25 : 0.12;
     String row = String.format(Locale.ROOT, "| %s | %d | %.0f | %.1f | %s | %s | %d/%s | %.3f | %s | %s | <= %.2f |",
-        name, clients, ours.perSecond(), ours.p99(),
+        label, clients, ours.perSecond(), ours.p99(),
         theirs == null ? "" : String.format(Locale.ROOT, "%.0f", theirs.perSecond()),
         theirs == null ? "" : String.format(Locale.ROOT, "%.1f", theirs.p99()),
         ours.failed(), theirs == null ? "" : String.valueOf(theirs.failed()),
@@ -588,15 +615,41 @@ public final class Bench {
         goal);
     realisticRows.add(row);
     System.out.println(row);
-    if (theirs != null) {
+    if (theirs != null && counted) {
       ratios.computeIfAbsent((fresh ? "new questions" : "repeated questions") + ", " + clients + " clients",
           ignored -> new ArrayList<>()).add(ours.cpuMsPerRequest() / theirs.cpuMsPerRequest());
     }
-    loopRows.add(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.3f | %s | %s | %s | %s |", name, clients,
+    loopRows.add(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.3f | %s | %.1f%s | %s | %s | %s |", label, clients,
         ours.embedCalls() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (double) ours.embedInputs() / ours.embedCalls()),
         !fresh || ours.searchCalls() == 0 ? "-" : String.format(Locale.ROOT, "%.1f", (double) ours.completed() / ours.searchCalls()),
         ours.systemMsPerRequest(), theirs == null ? "" : String.format(Locale.ROOT, "%.3f", theirs.systemMsPerRequest()),
+        ourSteal, theirs == null ? "" : String.format(Locale.ROOT, " / %.1f", theirSteal),
         ours.eventLoops(), ours.otherPools(), theirs == null ? "" : theirs.pools()));
+    return steal;
+  }
+
+  /** The machine's CPU time so far, in ticks, by kind: the first line of /proc/stat ({@code cpu user nice system idle ...}). */
+  private static long[] machineTicks() throws IOException {
+    String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+    long[] ticks = new long[fields.length - 1];
+    for (int i = 1; i < fields.length; i++) {
+      ticks[i - 1] = Long.parseLong(fields[i]);
+    }
+    return ticks;
+  }
+
+  /**
+   * Of the machine's CPU time between two readings, the share the hypervisor gave to other guests
+   * ({@code steal}, the eighth value): on a shared host, slices with more of it may also find the
+   * caches of the cores they do get colder.
+   */
+  private static double stolenPercent(long[] before, long[] after) {
+    long all = 0;
+    // user, nice, system, idle, iowait, irq, softirq, steal; guest time is already in user
+    for (int i = 0; i < 8 && i < after.length; i++) {
+      all += after[i] - before[i];
+    }
+    return all == 0 || after.length < 8 ? 0 : 100.0 * (after[7] - before[7]) / all;
   }
 
   /** The next loads go to {@code process} on {@code port}, and its CPU is what they measure. */
