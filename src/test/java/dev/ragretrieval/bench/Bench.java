@@ -589,15 +589,16 @@ public final class Bench {
       List<String> loopRows, Map<String, List<Double>> ratios, double maxSteal) throws Exception {
     LongFunction<Future<Integer>> request = fresh ? n -> retrieve(uniqueQuestion()) : n -> retrieve(cachedQuestion(n));
     measure(service, SERVICE_PORT);
-    long[] machine = machineTicks();
+    long[] start = machineTicks();
     Result ours = load(clients, request, phase);
-    double ourSteal = stolenPercent(machine, machine = machineTicks());
+    long[] between = machineTicks();
+    double ourSteal = stolenPercent(start, between);
     Result theirs = null;
     double theirSteal = 0;
     if (peer != null) {
       measure(peer, PEER_PORT);
       theirs = load(clients, request, phase);
-      theirSteal = stolenPercent(machine, machineTicks());
+      theirSteal = stolenPercent(between, machineTicks());
     }
     double steal = Math.max(ourSteal, theirSteal);
     boolean counted = maxSteal < 0 || steal <= maxSteal;
