@@ -191,9 +191,13 @@ public record AppConfig(
     }
   }
 
-  /** How often the Qdrant host name is resolved again, and a failed address probed. */
-  public record Failover(Duration resolveInterval, Duration probeInterval) {
-    public static final Failover DEFAULT = new Failover(Duration.ofSeconds(10), Duration.ofSeconds(1));
+  /**
+   * How often the Qdrant host name is resolved again and a failed address probed, and how long a
+   * read may go unanswered before it is also sent to another node ({@link Duration#ZERO}: never).
+   */
+  public record Failover(Duration resolveInterval, Duration probeInterval, Duration hedgeAfter) {
+    public static final Failover DEFAULT = new Failover(Duration.ofSeconds(10), Duration.ofSeconds(1),
+        Duration.ofMillis(300));
   }
 
   /** Ingest's pace: embed calls at once, and an optional budget of texts per minute. */

@@ -178,7 +178,8 @@ public final class ConfigLoader {
             Quantization.valueOf(v.choice(Settings.QDRANT_QUANTIZATION).toUpperCase(Locale.ROOT))),
         v.optionalChoice(Settings.QDRANT_WRITE_ORDERING).map(w -> WriteOrdering.valueOf(w.toUpperCase(Locale.ROOT))),
         v.optional(Settings.QDRANT_READ_CONSISTENCY).map(ConfigLoader::readConsistency),
-        new Failover(v.millis(Settings.QDRANT_RESOLVE_INTERVAL), v.millis(Settings.QDRANT_PROBE_INTERVAL)));
+        new Failover(v.millis(Settings.QDRANT_RESOLVE_INTERVAL), v.millis(Settings.QDRANT_PROBE_INTERVAL),
+            v.millis(Settings.QDRANT_HEDGE_AFTER)));
 
     int maxTopK = v.integer(Settings.MAX_TOP_K);
     int defaultTopK = v.integer(Settings.DEFAULT_TOP_K);

@@ -111,6 +111,11 @@ public final class Settings {
       "QDRANT_RESOLVE_INTERVAL_MS", 10000, "how often QDRANT_HOST is resolved again (pods come back with new addresses)"));
   public static final Setting QDRANT_PROBE_INTERVAL = add(millis("qdrant.probe_interval_ms", null, 1000,
       "how often an address that failed is probed until it answers again"));
+  public static final Setting QDRANT_HEDGE_AFTER = add(integer("qdrant.hedge_after_ms", null, 300, 0, 60_000,
+      "with several Qdrant addresses: a search or other read that one node has not answered after this long is also"
+          + " sent to another node, and the first answer is used; that node gets no other calls until it answers the one"
+          + " it holds (a node just restarted can hold calls for seconds). Writes are never sent twice; while every node"
+          + " is slow, at most about one read in ten is (0 = never)"));
 
   // --- embedding ---
   public static final Setting EMBEDDING_PROVIDER = add(choice("embedding.provider", "EMBEDDING_PROVIDER", "auto",

@@ -7,7 +7,9 @@ import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.tracing.Spans;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
+import io.vertx.core.AsyncResult;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.Http2Settings;
 import io.vertx.core.http.HttpClientOptions;
@@ -23,10 +25,13 @@ import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.ServiceMethod;
 import io.qdrant.client.grpc.Collections.ListCollectionsRequest;
 import io.qdrant.client.grpc.VxCollectionsGrpcClient;
+import io.qdrant.client.grpc.VxPointsGrpcClient;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +40,9 @@ import org.slf4j.LoggerFactory;
  * by the budget the upstream seam gives it, and turns every failure into a
  * {@link ServiceException}. A call that cannot reach its server, or hears UNAVAILABLE, is sent once
  * more to another server within the same budget (a Qdrant cluster's nodes all answer every
- * collection), so one node lost costs no request. The generated convenience stubs expose neither metadata nor
+ * collection), so one node lost costs no request. A read that one server has not answered after the
+ * hedge delay is sent to another as well ({@link #hedged}), so one slow node costs that delay, not
+ * its seconds. The generated convenience stubs expose neither metadata nor
  * deadlines, so calls go through {@code GrpcClient.request(address, method)}.
  */
 final class QdrantChannel {
@@ -57,19 +64,31 @@ final class QdrantChannel {
 
   private static final Logger LOG = LoggerFactory.getLogger(QdrantChannel.class);
 
+  /** The calls that change nothing, so that two nodes may both answer one: the only ones hedged. */
+  private static final Set<ServiceMethod<?, ?>> READS = Set.of(VxPointsGrpcClient.Query, VxPointsGrpcClient.QueryBatch,
+      VxPointsGrpcClient.Count, VxPointsGrpcClient.Facet, VxPointsGrpcClient.Scroll, VxCollectionsGrpcClient.Get,
+      VxCollectionsGrpcClient.List);
+
   /** A client per event loop, so a call's HTTP/2 connection is on the caller's loop ({@link EventLoopLocal}). */
   private final EventLoopLocal<GrpcClient> clients;
   private final QdrantEndpoints endpoints;
   private final Optional<String> apiKey;
+  private final Vertx vertx;
+  /** 0: reads are never sent twice. */
+  private final long hedgeAfterMillis;
+  private final HedgeBudget hedges = new HedgeBudget();
 
   /**
    * @param caCert with tls: PEM CA certificate(s) to trust instead of the JVM's default trust
    *     store (public CAs, right for Qdrant Cloud); host names are verified either way
+   * @param hedgeAfter how long a read may go unanswered before another server is asked too; zero: never
    */
   QdrantChannel(Vertx vertx, QdrantEndpoints endpoints, Optional<String> apiKey, boolean tls, Optional<Path> caCert,
-      Duration timeout) {
+      Duration timeout, Duration hedgeAfter) {
+    this.vertx = vertx;
     this.endpoints = endpoints;
     this.apiKey = apiKey;
+    this.hedgeAfterMillis = hedgeAfter.toMillis();
     long timeoutMillis = timeout.toMillis();
     HttpClientOptions http = new HttpClientOptions()
         .setProtocolVersion(HttpVersion.HTTP_2)
@@ -103,7 +122,18 @@ final class QdrantChannel {
     Deadline callDeadline = Deadline.inMillis(budgetMillis);
     // each attempt's span is a child of the caller's, also when it starts in a callback
     io.opentelemetry.context.Context parent = Spans.parent();
-    return endpoints.next().compose(server -> attempt(parent, server, method, message, callDeadline, collection, true)
+    return endpoints.next().compose(server -> {
+      Future<Resp> answer = sent(parent, server, method, message, callDeadline, collection);
+      return hedgeAfterMillis > 0 && READS.contains(method) && endpoints.several()
+          ? hedged(answer, server, parent, method, message, callDeadline, collection)
+          : answer;
+    });
+  }
+
+  /** The call to {@code server}, and once more to another server if that one cannot be reached. */
+  private <Req, Resp> Future<Resp> sent(io.opentelemetry.context.Context parent, SocketAddress server,
+      ServiceMethod<Resp, Req> method, Req message, Deadline callDeadline, String collection) {
+    return attempt(parent, server, method, message, callDeadline, collection, true)
         .recover(failure -> {
           ServiceException error = failed(server, method, failure, callDeadline);
           // one node down or unavailable: every call here may be sent again, so another node gets it
@@ -114,7 +144,107 @@ final class QdrantChannel {
           }
           return attempt(parent, other, method, message, callDeadline, collection, true)
               .recover(again -> Future.failedFuture(failed(other, method, again, callDeadline)));
-        }));
+        });
+  }
+
+  /**
+   * A read that {@code server} has not answered after the hedge delay is sent to another server
+   * too, within the same deadline, and the first answer is used (hedged requests, as in "The Tail
+   * at Scale"). The first call is not cancelled: its end tells {@link QdrantEndpoints#holding} that
+   * the slow server answers again, and until then calls pass it over. A failure is reported only
+   * once every call sent has failed. {@link HedgeBudget} keeps a cluster that is slow everywhere from
+   * getting every read twice.
+   */
+  private <Req, Resp> Future<Resp> hedged(Future<Resp> first, SocketAddress server,
+      io.opentelemetry.context.Context parent, ServiceMethod<Resp, Req> method, Req message, Deadline callDeadline,
+      String collection) {
+    if (first.isComplete()) {
+      return first;
+    }
+    Race<Resp> race = new Race<>();
+    long timer = vertx.setTimer(hedgeAfterMillis, fired -> {
+      if (first.isComplete() || callDeadline.expired()) {
+        return;
+      }
+      SocketAddress other = endpoints.other(server);
+      if (other == null || !hedges.take() || !race.another()) {
+        return;
+      }
+      endpoints.holding(server, first);
+      sent(parent, other, method, message, callDeadline, collection).onComplete(race::ended);
+    });
+    first.onComplete(result -> {
+      if (vertx.cancelTimer(timer) && result.succeeded()) {
+        hedges.answeredInTime();
+      }
+      race.ended(result);
+    });
+    return race.answer.future();
+  }
+
+  /** The calls of one hedged read: the first success answers; the first failure once all failed. */
+  private static final class Race<T> {
+    final Promise<T> answer = Promise.promise();
+    private int running = 1;
+    private Throwable failure;
+
+    /** One more call is sent, unless the read is already answered or has failed. */
+    synchronized boolean another() {
+      if (running == 0 || answer.future().isComplete()) {
+        return false;
+      }
+      running++;
+      return true;
+    }
+
+    void ended(AsyncResult<T> result) {
+      Throwable failed = null;
+      synchronized (this) {
+        running--;
+        if (result.failed()) {
+          failure = failure == null ? result.cause() : failure;
+          failed = running == 0 ? failure : null;
+        }
+      }
+      // completed outside the lock: the answer's listeners are the rest of the request
+      if (result.succeeded()) {
+        answer.tryComplete(result.result());
+      } else if (failed != null) {
+        answer.tryFail(failed);
+      }
+    }
+  }
+
+  /**
+   * How many reads may be sent twice: a token bucket, as gRPC's retry throttling. Ten to start
+   * with, one spent per read sent twice, a tenth of one earned per read answered before its hedge
+   * delay: so at most about one read in ten goes twice while every node is slow, and a single
+   * slow node's first calls go elsewhere at once.
+   */
+  private static final class HedgeBudget {
+    private static final int TENTHS = 10;
+    private static final int FULL = 10 * TENTHS;
+    private final AtomicInteger tenths = new AtomicInteger(FULL);
+
+    boolean take() {
+      while (true) {
+        int now = tenths.get();
+        if (now < TENTHS) {
+          return false;
+        }
+        if (tenths.compareAndSet(now, now - TENTHS)) {
+          return true;
+        }
+      }
+    }
+
+    void answeredInTime() {
+      int now = tenths.get();
+      // full is the usual state: a read, not a write, on the way of every call
+      if (now < FULL) {
+        tenths.compareAndSet(now, now + 1);
+      }
+    }
   }
 
   /** The failure as the service's error; a server that could not be reached leaves the rotation. */

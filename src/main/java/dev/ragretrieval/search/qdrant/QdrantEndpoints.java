@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -32,17 +33,27 @@ import org.slf4j.LoggerFactory;
  * Addresses are looked up again every resolve interval and soon after a connection failure,
  * because pods come back with new addresses. An IP literal is used as it is; with TLS the name
  * itself is used, because certificate checks need it.
+ *
+ * <p>A node can also be up and slow: one just restarted accepts calls and holds them for seconds
+ * while it catches up. The channel then sends a read to another node as well, and tells this class
+ * which node {@linkplain #holding holds} a call: calls pass it over until it has answered.
  */
 final class QdrantEndpoints {
 
   private static final Logger LOG = LoggerFactory.getLogger(QdrantEndpoints.class);
   private static final long MIN_REFRESH_GAP_MS = 1000;
+  private static final long HOLD_LOG_GAP_NANOS = TimeUnit.MINUTES.toNanos(1);
 
   /** One address and whether calls may go to it. */
   private static final class Endpoint {
     final SocketAddress address;
     volatile boolean down;
     final AtomicBoolean probing = new AtomicBoolean();
+    /** Calls it holds that were sent elsewhere too, not answered yet. */
+    final AtomicInteger held = new AtomicInteger();
+    /** When a hold was last logged (System.nanoTime; 0: never), and whether the current one was. */
+    volatile long holdLoggedAt;
+    volatile boolean holdLogged;
 
     Endpoint(SocketAddress address) {
       this.address = address;
@@ -96,6 +107,37 @@ final class QdrantEndpoints {
     return firstLookup.transform(ignored -> Future.succeededFuture(pick(server -> true)));
   }
 
+  /** Whether there is more than one address: only then can a call go elsewhere. */
+  boolean several() {
+    return servers.size() > 1;
+  }
+
+  /**
+   * The server at {@code address} holds a call that went elsewhere too: until {@code answered}
+   * completes (an answer, a failure or the call's deadline), calls go to the other servers up.
+   */
+  void holding(SocketAddress address, Future<?> answered) {
+    for (Endpoint server : servers) {
+      if (server.address.equals(address)) {
+        long now = System.nanoTime();
+        // a cluster slow everywhere starts and ends holds all the time: a line a minute per address
+        if (server.held.getAndIncrement() == 0
+            && (server.holdLoggedAt == 0 || now - server.holdLoggedAt >= HOLD_LOG_GAP_NANOS)) {
+          server.holdLoggedAt = now;
+          server.holdLogged = true;
+          LOG.warn("Qdrant at {} holds a call unanswered; calls go to the other addresses until it answers", address);
+        }
+        answered.onComplete(done -> {
+          if (server.held.decrementAndGet() == 0 && server.holdLogged) {
+            server.holdLogged = false;
+            LOG.info("Qdrant at {} answered the call it held; it is back in the rotation", address);
+          }
+        });
+        return;
+      }
+    }
+  }
+
   /** Another server than {@code tried}, for a second try of a call; null when there is no other. */
   SocketAddress other(SocketAddress tried) {
     return pick(server -> !server.address.equals(tried));
@@ -133,9 +175,13 @@ final class QdrantEndpoints {
     vertx.cancelTimer(probeTimer);
   }
 
-  /** In turn among the wanted servers that are up; when none is up, among all the wanted ones. */
+  /**
+   * In turn among the wanted servers that are up and hold no call; failing that, among those up;
+   * when none is up, among all the wanted ones.
+   */
   private SocketAddress pick(Predicate<Endpoint> wanted) {
     List<Endpoint> current = servers;
+    List<Endpoint> free = new ArrayList<>(current.size());
     List<Endpoint> up = new ArrayList<>(current.size());
     List<Endpoint> any = new ArrayList<>(current.size());
     for (Endpoint server : current) {
@@ -143,10 +189,13 @@ final class QdrantEndpoints {
         any.add(server);
         if (!server.down) {
           up.add(server);
+          if (server.held.get() == 0) {
+            free.add(server);
+          }
         }
       }
     }
-    List<Endpoint> from = up.isEmpty() ? any : up;
+    List<Endpoint> from = !free.isEmpty() ? free : up.isEmpty() ? any : up;
     if (from.isEmpty()) {
       return null;
     }

@@ -193,10 +193,99 @@ class QdrantFailoverTest {
     assertThat(nodes.get(0).callCount("Upsert") + nodes.get(1).callCount("Upsert")).isEqualTo(6);
   }
 
+  @Test
+  @DisplayName("a node that holds a search: another node answers it after the hedge delay, and calls pass the node over until it answers")
+  void slowNodeIsHedgedAndPassedOver() {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(100));
+    await(store.search(search()));
+    QdrantTestServer slow = nodes.get(1);
+    int slowBefore = slow.callCount("Query");
+    slow.delay(Duration.ofMillis(2500)); // as a node just restarted, catching up
+
+    for (int i = 0; i < 12; i++) {
+      long sent = System.nanoTime();
+      assertThat(await(store.search(search()))).as("search %d", i).hasSize(1);
+      // the hedge delay and a fast node's answer, not the slow node's 2.5 s
+      assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("search %d", i).isLessThan(Duration.ofMillis(1500));
+    }
+    // in turn, four of the twelve would have gone to it; after the first, it was passed over
+    assertThat(slow.callCount("Query") - slowBefore).isEqualTo(1);
+
+    slow.delay(Duration.ZERO);
+    eventually(() -> {
+      await(store.search(search()));
+      return slow.callCount("Query") - slowBefore > 1; // it answered the held call: back in turn
+    });
+  }
+
+  @Test
+  @DisplayName("when every node is slow, at most ten reads in a row are sent twice (the hedge budget)")
+  void hedgeBudgetWhenEveryNodeIsSlow() {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(20));
+    await(store.search(search()));
+    for (QdrantTestServer node : nodes) {
+      node.delay(Duration.ofMillis(100));
+    }
+    int before = queries();
+
+    for (int i = 0; i < 25; i++) {
+      assertThat(await(store.search(search()))).as("search %d", i).hasSize(1);
+    }
+
+    // 25 searches, of which the first ten were sent to a second node; none answered within 20 ms
+    // to earn more
+    eventually(() -> queries() - before == 35);
+    assertThat(queries() - before).isEqualTo(35);
+  }
+
+  @Test
+  @DisplayName("a hedged read that no node answers in time fails once, as TIMEOUT, after both calls")
+  void hedgedReadTimesOut() {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(50));
+    await(store.search(search()));
+    for (QdrantTestServer node : nodes) {
+      node.delay(Duration.ofMillis(600));
+    }
+    int before = queries();
+
+    ServiceException error = failure(store.search(new SearchRequest("docs", new float[] {1, 0}, 1, 0f, Map.of(),
+        Deadline.in(Duration.ofMillis(300)))));
+
+    assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
+    eventually(() -> queries() == before + 2);
+    assertThat(queries()).isEqualTo(before + 2);
+  }
+
+  @Test
+  @DisplayName("with hedging off, or for a write, a slow node's call is waited for and sent once")
+  void writesAndHedgingOffAreSentOnce() {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ZERO);
+    await(store.search(search()));
+    for (QdrantTestServer node : nodes) {
+      node.delay(Duration.ofMillis(300));
+    }
+    int before = queries();
+    long sent = System.nanoTime();
+    assertThat(await(store.search(search()))).hasSize(1);
+    assertThat(Duration.ofNanos(System.nanoTime() - sent)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+    assertThat(queries()).isEqualTo(before + 1);
+    await(store.close());
+
+    // hedging on: still one Upsert, to whichever node's turn it was
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(20));
+    await(store.upsert("docs", List.of(new Point(UUID.randomUUID().toString(), new float[] {0, 1},
+        new JsonObject().put("text", "new"))), in(Duration.ofSeconds(2))));
+    assertThat(nodes.stream().mapToInt(node -> node.callCount("Upsert")).sum()).isEqualTo(1);
+  }
+
   private QdrantVectorStore store(AppConfig.Circuit circuit, Duration resolveEvery) {
+    return store(circuit, resolveEvery, AppConfig.Failover.DEFAULT.hedgeAfter());
+  }
+
+  private QdrantVectorStore store(AppConfig.Circuit circuit, Duration resolveEvery, Duration hedgeAfter) {
     AppConfig.Qdrant config = new AppConfig.Qdrant(Optional.of(NAME), nodes.get(0).port(), Optional.empty(), false,
         Optional.empty(), "docs", Set.of(), Duration.ofSeconds(3), 1, circuit, AppConfig.Layout.QDRANT_DEFAULT,
-        Optional.empty(), Optional.empty(), new AppConfig.Failover(resolveEvery, Duration.ofMillis(100)));
+        Optional.empty(), Optional.empty(), new AppConfig.Failover(resolveEvery, Duration.ofMillis(100), hedgeAfter));
     return new QdrantVectorStore(service, config, RagMetrics.detached());
   }
 

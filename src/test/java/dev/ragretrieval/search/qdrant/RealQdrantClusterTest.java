@@ -12,9 +12,12 @@ import dev.ragretrieval.ingest.Progress;
 import dev.ragretrieval.ingest.SampleBook;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.testing.Await;
+import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.testing.CohereTestServer;
+import dev.ragretrieval.testing.HoldingProxy;
 import dev.ragretrieval.testing.RealQdrant;
 import dev.ragretrieval.testing.TestDns;
+import dev.ragretrieval.upstream.Deadline;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -27,6 +30,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -90,6 +95,9 @@ class RealQdrantClusterTest {
     env.put("EMBEDDING_PROVIDER", "cohere");
     env.put("RAG_HTTP_PORT", "0");
     env.put("RAG_LOAD_SAMPLE_BOOK", "false");
+    // every search goes to the cluster: the load repeats eight questions, which the result cache
+    // would otherwise answer for ten seconds at a time, whatever the nodes do
+    env.put("RAG_RESULT_CACHE_TTL_MS", "0");
     JsonObject tree = new JsonObject()
         .put("http", new JsonObject().put("host", "127.0.0.1"))
         // the debug build of Qdrant is slow: a generous budget per call, probes every 200 ms
@@ -246,8 +254,70 @@ class RealQdrantClusterTest {
     }
   }
 
+  @Test
+  @Order(5)
+  @DisplayName("a node whose answers are held for 2.5 s: its searches are answered by another node after the hedge delay, calls pass it over until it answers, then it gets calls again")
+  void slowNodeIsHedged() throws Exception {
+    awaitAllReplicasActive();
+    // node 2 as the service sees it, behind a proxy on 127.0.0.4 that can hold its answers
+    HoldingProxy proxy = Await.await(HoldingProxy.start(helpers, "127.0.0.4", cluster.grpcPort(), "127.0.0.2",
+        cluster.grpcPort()));
+    String name = "qdrant-slow-node.cluster.test";
+    dns.set(name, "127.0.0.1", "127.0.0.3", "127.0.0.4");
+    AppConfig.Qdrant q = config.qdrant();
+    AppConfig.Failover hedged = new AppConfig.Failover(q.failover().resolveInterval(), q.failover().probeInterval(),
+        Duration.ofMillis(300));
+    QdrantVectorStore slowStore = new QdrantVectorStore(service, new AppConfig.Qdrant(Optional.of(name), q.grpcPort(),
+        q.apiKey(), q.tls(), q.caCert(), q.collection(), q.collections(), q.timeout(), q.maxAttempts(), q.circuit(),
+        q.layout(), q.writeOrdering(), q.readConsistency(), hedged), RagMetrics.detached());
+    Random random = new Random(7);
+    try {
+      for (int i = 0; i < 6; i++) {
+        assertThat(Await.await(slowStore.search(search(random)))).isNotEmpty(); // every node in turn, answering
+      }
+      assertThat(proxy.requests()).as("calls through the proxy while it held nothing").isGreaterThanOrEqualTo(2);
+
+      proxy.hold(Duration.ofMillis(2500));
+      int before = proxy.requests();
+      long slowest = 0;
+      for (int i = 0; i < 12; i++) {
+        long sent = System.nanoTime();
+        assertThat(Await.await(slowStore.search(search(random)))).isNotEmpty();
+        slowest = Math.max(slowest, (System.nanoTime() - sent) / 1_000_000);
+      }
+      System.out.printf("node held 2.5 s: 12 searches answered, slowest %d ms, %d sent to it%n", slowest,
+          proxy.requests() - before);
+      // the hedge delay and another node's answer, not the held 2.5 s (with room for the debug build)
+      assertThat(slowest).isLessThan(1500);
+      // in turn, four of the twelve would have gone to it; after the first, it was passed over
+      assertThat(proxy.requests() - before).isEqualTo(1);
+
+      proxy.hold(Duration.ZERO);
+      int held = proxy.requests();
+      Await.eventually(() -> {
+        Await.await(slowStore.search(search(random)));
+        return proxy.requests() > held; // it answered the call it held: back in turn
+      });
+    } finally {
+      Await.await(slowStore.close());
+      Await.await(proxy.stop());
+    }
+  }
+
+  private static SearchRequest search(Random random) {
+    float[] vector = new float[DIM];
+    for (int i = 0; i < DIM; i++) {
+      vector[i] = (float) random.nextGaussian();
+    }
+    return new SearchRequest(COLLECTION, vector, 5, 0f, Map.of(), Deadline.in(Duration.ofSeconds(10)));
+  }
+
   private static HttpResponse<String> retrieve(String collection) throws Exception {
-    JsonObject body = new JsonObject().put("query", QUERIES.get(0)).put("collection", collection).put("score_threshold", 0.0);
+    return retrieve(collection, QUERIES.get(0));
+  }
+
+  private static HttpResponse<String> retrieve(String collection, String query) throws Exception {
+    JsonObject body = new JsonObject().put("query", query).put("collection", collection).put("score_threshold", 0.0);
     return HTTP.send(HttpRequest.newBuilder(uri("/v1/retrieve")).timeout(Duration.ofSeconds(30))
         .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body.encode())).build(),
         HttpResponse.BodyHandlers.ofString());
