@@ -101,6 +101,14 @@ public final class RagMetrics {
             .description("Upstream calls answered with a rate limit (429)").register(registry)).increment();
   }
 
+  /** A read was sent to a second node because the first had not answered it in time. */
+  public void hedged(String upstream) {
+    counter(new Key("rag_upstream_hedged_total", upstream, null, null), () ->
+        Counter.builder("rag_upstream_hedged_total").tags("upstream", upstream)
+            .description("Reads sent to a second node because the first had not answered in time").register(registry))
+        .increment();
+  }
+
   /** One vector-store operation (search, batch, upsert, ...). */
   public void vectorStore(String store, String operation, Duration latency, String outcome) {
     this.<Timer>meter(new Key("rag_vector_store_duration_seconds", store, operation, outcome), () ->

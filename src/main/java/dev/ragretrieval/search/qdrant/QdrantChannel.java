@@ -77,15 +77,19 @@ final class QdrantChannel {
   /** 0: reads are never sent twice. */
   private final long hedgeAfterMillis;
   private final HedgeBudget hedges = new HedgeBudget();
+  /** Counts each read sent twice (a meter). */
+  private final Runnable onHedge;
 
   /**
    * @param caCert with tls: PEM CA certificate(s) to trust instead of the JVM's default trust
    *     store (public CAs, right for Qdrant Cloud); host names are verified either way
    * @param hedgeAfter how long a read may go unanswered before another server is asked too; zero: never
+   * @param onHedge told of each read sent to a second server
    */
   QdrantChannel(Vertx vertx, QdrantEndpoints endpoints, Optional<String> apiKey, boolean tls, Optional<Path> caCert,
-      Duration timeout, Duration hedgeAfter) {
+      Duration timeout, Duration hedgeAfter, Runnable onHedge) {
     this.vertx = vertx;
+    this.onHedge = onHedge;
     this.endpoints = endpoints;
     this.apiKey = apiKey;
     this.hedgeAfterMillis = hedgeAfter.toMillis();
@@ -171,6 +175,7 @@ final class QdrantChannel {
         return;
       }
       endpoints.holding(server, first);
+      onHedge.run();
       sent(parent, other, method, message, callDeadline, collection).onComplete(race::ended);
     });
     first.onComplete(result -> {

@@ -146,7 +146,7 @@ public final class QdrantVectorStore implements VectorStore {
         config.failover().resolveInterval(), config.failover().probeInterval());
     this.consistency = new QdrantConsistency(config);
     this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.caCert(),
-        config.timeout(), config.failover().hedgeAfter());
+        config.timeout(), config.failover().hedgeAfter(), () -> metrics.hedged(STORE));
     // only a rate limit or an unreachable server is worth the same call again
     this.upstream = new Upstream(vertx, metrics, Upstream.Kind.VECTOR_STORE, STORE, "Qdrant", policy,
         config.circuit(), config.timeout(),

@@ -48,6 +48,7 @@ class QdrantFailoverTest {
   private Vertx service;
   private final List<QdrantTestServer> nodes = new ArrayList<>();
   private QdrantVectorStore store;
+  private final RagMetrics metrics = RagMetrics.detached();
 
   @BeforeEach
   void start(Vertx vertx) {
@@ -236,6 +237,8 @@ class QdrantFailoverTest {
     // to earn more
     eventually(() -> queries() - before == 35);
     assertThat(queries() - before).isEqualTo(35);
+    assertThat(metrics.registry().get("rag_upstream_hedged_total").tag("upstream", "qdrant").counter().count())
+        .isEqualTo(10.0);
   }
 
   @Test
@@ -286,7 +289,7 @@ class QdrantFailoverTest {
     AppConfig.Qdrant config = new AppConfig.Qdrant(Optional.of(NAME), nodes.get(0).port(), Optional.empty(), false,
         Optional.empty(), "docs", Set.of(), Duration.ofSeconds(3), 1, circuit, AppConfig.Layout.QDRANT_DEFAULT,
         Optional.empty(), Optional.empty(), new AppConfig.Failover(resolveEvery, Duration.ofMillis(100), hedgeAfter));
-    return new QdrantVectorStore(service, config, RagMetrics.detached());
+    return new QdrantVectorStore(service, config, metrics);
   }
 
   private int queries() {
