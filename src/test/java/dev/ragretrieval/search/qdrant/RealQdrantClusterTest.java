@@ -48,7 +48,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The whole service on a real three-node Qdrant 1.18.1 cluster (127.0.0.1, .2, .3; skipped, saying
  * why, where the binary is absent). The service knows the cluster by one name that a test DNS
  * server resolves to all three nodes, as a headless Service does, and creates the collection
- * itself with 3 shards and 2 replicas. Nodes are killed with SIGKILL under load and started again.
+ * itself with 3 shards and 2 replicas. Nodes are killed with SIGKILL under load and started again,
+ * and one is reached through a proxy that holds its answers, as a node catching up does.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealQdrantClusterTest {
@@ -313,11 +314,7 @@ class RealQdrantClusterTest {
   }
 
   private static HttpResponse<String> retrieve(String collection) throws Exception {
-    return retrieve(collection, QUERIES.get(0));
-  }
-
-  private static HttpResponse<String> retrieve(String collection, String query) throws Exception {
-    JsonObject body = new JsonObject().put("query", query).put("collection", collection).put("score_threshold", 0.0);
+    JsonObject body = new JsonObject().put("query", QUERIES.get(0)).put("collection", collection).put("score_threshold", 0.0);
     return HTTP.send(HttpRequest.newBuilder(uri("/v1/retrieve")).timeout(Duration.ofSeconds(30))
         .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body.encode())).build(),
         HttpResponse.BodyHandlers.ofString());
