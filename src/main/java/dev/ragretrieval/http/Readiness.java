@@ -70,8 +70,10 @@ public final class Readiness {
     }
     // asked twice at once, so of a Qdrant cluster two nodes in turn: a node just restarted can hold
     // a call for seconds while it catches up (RealQdrantClusterTest saw 1.8-3.8 s), and one such
-    // node must not take readiness DOWN while the others answer. The first success counts; a failure
-    // only when both failed (with one still hanging, the probe ends at its timeout).
+    // node must not take readiness DOWN while the others answer. The store's channel hedges such a
+    // read too, but only while its budget lasts, which a cluster slow everywhere spends: the second
+    // ask does not depend on it. The first success counts; a failure only when both failed (with one
+    // still hanging, the probe ends at its timeout).
     Future<CollectionInfo> one = collectionInfo();
     Future<CollectionInfo> other = collectionInfo();
     Future<CollectionInfo> info = Future.any(one, other)

@@ -80,11 +80,13 @@ public final class HoldingProxy {
     });
   }
 
+  /** Bytes from the server and when they may go on (System.nanoTime). */
+  private record Pending(Buffer bytes, long releaseAt) {}
+
   /** One connection's answers on their way back: released in order, each at its time. */
   private final class Held {
     private final NetSocket to;
-    private final Queue<Buffer> buffers = new ArrayDeque<>();
-    private final Queue<Long> releaseAt = new ArrayDeque<>();
+    private final Queue<Pending> pending = new ArrayDeque<>();
     private long lastRelease;
     private boolean timerSet;
 
@@ -94,22 +96,19 @@ public final class HoldingProxy {
 
     void add(Buffer bytes) {
       // never before what came earlier, even once the hold is shortened
-      long release = Math.max(System.nanoTime() + holdNanos, lastRelease);
-      lastRelease = release;
-      buffers.add(bytes);
-      releaseAt.add(release);
+      lastRelease = Math.max(System.nanoTime() + holdNanos, lastRelease);
+      pending.add(new Pending(bytes, lastRelease));
       drain();
     }
 
     private void drain() {
       long now = System.nanoTime();
-      while (!buffers.isEmpty() && releaseAt.peek() - now <= 0) {
-        releaseAt.poll();
-        to.write(buffers.poll());
+      while (!pending.isEmpty() && pending.peek().releaseAt() - now <= 0) {
+        to.write(pending.poll().bytes());
       }
-      if (!buffers.isEmpty() && !timerSet) {
+      if (!pending.isEmpty() && !timerSet) {
         timerSet = true;
-        long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(releaseAt.peek() - now));
+        long waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(pending.peek().releaseAt() - now));
         vertx.setTimer(waitMillis, id -> {
           timerSet = false;
           drain();

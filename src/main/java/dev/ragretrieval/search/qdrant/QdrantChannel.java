@@ -155,7 +155,8 @@ final class QdrantChannel {
    * A read that {@code server} has not answered after the hedge delay is sent to another server
    * too, within the same deadline, and the first answer is used (hedged requests, as in "The Tail
    * at Scale"). The first call is not cancelled: its end tells {@link QdrantEndpoints#holding} that
-   * the slow server answers again, and until then calls pass it over. A failure is reported only
+   * the slow server answers again, and until then calls pass it over (with or without a second call
+   * for this read). A failure is reported only
    * once every call sent has failed. {@link HedgeBudget} keeps a cluster that is slow everywhere from
    * getting every read twice.
    */
@@ -171,10 +172,14 @@ final class QdrantChannel {
         return;
       }
       SocketAddress other = endpoints.other(server);
-      if (other == null || !hedges.take() || !race.another()) {
+      if (other == null) {
         return;
       }
+      // passed over until it answers, also when the budget allows no second call
       endpoints.holding(server, first);
+      if (!hedges.take() || !race.another()) {
+        return;
+      }
       onHedge.run();
       sent(parent, other, method, message, callDeadline, collection).onComplete(race::ended);
     });
