@@ -11,10 +11,12 @@ import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.search.Point;
+import dev.ragretrieval.search.ScoredPoint;
 import dev.ragretrieval.search.SearchRequest;
 import dev.ragretrieval.testing.QdrantTestServer;
 import dev.ragretrieval.testing.TestDns;
 import dev.ragretrieval.upstream.Deadline;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import io.vertx.grpc.common.GrpcStatus;
@@ -224,8 +226,47 @@ class QdrantFailoverTest {
     // to earn more
     eventually(() -> queries() - before == 35);
     assertThat(queries() - before).isEqualTo(35);
-    assertThat(metrics.registry().get("rag_upstream_hedged_total").tag("upstream", "qdrant").counter().count())
-        .isEqualTo(10.0);
+    assertThat(hedged()).isEqualTo(10.0);
+  }
+
+  @Test
+  @DisplayName("with the hedge budget spent, a node that holds a search is still passed over until it answers")
+  void slowNodeIsPassedOverWithTheBudgetSpent() throws InterruptedException {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(20));
+    await(store.search(search()));
+    for (QdrantTestServer node : nodes) {
+      node.delay(Duration.ofMillis(100));
+    }
+    // every node slow: ten searches in a row are sent twice and spend the budget
+    for (int i = 0; i < 10; i++) {
+      await(store.search(search()));
+    }
+    assertThat(hedged()).isEqualTo(10.0);
+
+    for (QdrantTestServer node : nodes) {
+      node.delay(Duration.ZERO);
+    }
+    QdrantTestServer slow = nodes.get(1);
+    slow.delay(Duration.ofMillis(2500));
+    int slowBefore = slow.callCount("Query");
+    // three searches at once: in turn, one each, so one is held by the slow node
+    List<Future<List<ScoredPoint>>> atOnce = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      atOnce.add(store.search(search()));
+    }
+    Thread.sleep(200); // past the 20 ms hedge delay: the held search has met the empty budget
+
+    for (int i = 0; i < 12; i++) {
+      long sent = System.nanoTime();
+      assertThat(await(store.search(search()))).as("search %d", i).hasSize(1);
+      assertThat(Duration.ofNanos(System.nanoTime() - sent)).as("search %d", i).isLessThan(Duration.ofMillis(1500));
+    }
+    // passed over, although no second call was sent for the search it holds
+    assertThat(slow.callCount("Query") - slowBefore).isEqualTo(1);
+    for (var search : atOnce) {
+      assertThat(await(search)).hasSize(1);
+    }
+    assertThat(hedged()).isEqualTo(10.0);
   }
 
   @Test
@@ -285,6 +326,10 @@ class QdrantFailoverTest {
         Optional.empty(), "docs", Set.of(), Duration.ofSeconds(3), 1, circuit, AppConfig.Layout.QDRANT_DEFAULT,
         Optional.empty(), Optional.empty(), new AppConfig.Failover(resolveEvery, Duration.ofMillis(100), hedgeAfter));
     return new QdrantVectorStore(service, config, metrics);
+  }
+
+  private double hedged() {
+    return metrics.registry().get("rag_upstream_hedged_total").tag("upstream", "qdrant").counter().count();
   }
 
   private int queries() {
