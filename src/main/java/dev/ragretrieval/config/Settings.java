@@ -114,7 +114,8 @@ public final class Settings {
   public static final Setting QDRANT_HEDGE_AFTER = add(integer("qdrant.hedge_after_ms", null, 300, 0, 60_000,
       "with several Qdrant addresses: a search or other read that one node has not answered after this long is also"
           + " sent to another node, and the first answer is used; that node gets no other calls until it answers the one"
-          + " it holds (a node just restarted can hold calls for seconds). Writes are never sent twice; while every node"
+          + " it holds (a node just restarted can hold calls for seconds), and if it holds it to its deadline (a stopped"
+          + " node), none until it answers a probe. Writes are never sent twice; while every node"
           + " is slow, at most about one read in ten is (0 = never)"));
 
   // --- embedding ---

@@ -296,6 +296,36 @@ public final class RealQdrant implements AutoCloseable {
       }
     }
 
+    /**
+     * SIGSTOP: the process stays, its connections stay open, and nothing it holds is answered, as a
+     * node whose machine froze, or one cut off without a reset. {@link #resume} lets it go on.
+     */
+    public synchronized void suspend() {
+      signal("-STOP");
+    }
+
+    /** SIGCONT after {@link #suspend}. */
+    public synchronized void resume() {
+      signal("-CONT");
+    }
+
+    private void signal(String signal) {
+      if (process == null || !process.isAlive()) {
+        throw new IllegalStateException("node " + host + " is not running");
+      }
+      try {
+        int exit = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+        if (exit != 0) {
+          throw new IllegalStateException("kill " + signal + " " + process.pid() + " exited " + exit);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+
     /** Waits until {@code /readyz} answers 200 ("all shards are ready"). */
     public void awaitReady(Duration timeout) {
       await(timeout, "ready", () -> status("/readyz") == 200);

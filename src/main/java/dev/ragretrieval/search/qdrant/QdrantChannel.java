@@ -156,7 +156,8 @@ final class QdrantChannel {
    * too, within the same deadline, and the first answer is used (hedged requests, as in "The Tail
    * at Scale"). The first call is not cancelled: its end tells {@link QdrantEndpoints#holding} that
    * the slow server answers again, and until then calls pass it over (with or without a second call
-   * for this read). A failure is reported only
+   * for this read); if it ends at its deadline unanswered, the server leaves the rotation until a
+   * probe gets an answer. A failure is reported only
    * once every call sent has failed. {@link HedgeBudget} keeps a cluster that is slow everywhere from
    * getting every read twice.
    */
@@ -177,6 +178,13 @@ final class QdrantChannel {
       }
       // passed over until it answers, also when the budget allows no second call
       endpoints.holding(server, first);
+      // still unanswered at its deadline: the node is stalled (a frozen machine, a stopped process),
+      // not slow; it leaves the rotation until a probe answers, so it does not hold a read again
+      first.onFailure(failure -> {
+        if (failure instanceof ServiceException error && error.code() == ErrorCode.TIMEOUT) {
+          endpoints.unresponsive(server);
+        }
+      });
       if (!hedges.take() || !race.another()) {
         return;
       }

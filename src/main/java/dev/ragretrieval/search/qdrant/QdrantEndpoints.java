@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A node can also be up and slow: one just restarted accepts calls and holds them for seconds
  * while it catches up. The channel then sends a read to another node as well, and tells this class
- * which node {@linkplain #holding holds} a call: calls pass it over until it has answered.
+ * which node {@linkplain #holding holds} a call: calls pass it over until it has answered. A node
+ * that holds a call to its deadline is {@linkplain #unresponsive taken out} until a probe answers.
  */
 final class QdrantEndpoints {
 
@@ -162,7 +163,22 @@ final class QdrantEndpoints {
     }
   }
 
-  /** Addresses in the rotation and out of it (tests, logs). */
+  /**
+   * The server at {@code address} held a call past the hedge delay and then to its deadline: it
+   * leaves the rotation until a probe gets an answer, as an unreachable one does. Its connections
+   * are still open (a frozen or stopped process), so nothing else would tell.
+   */
+  void unresponsive(SocketAddress address) {
+    for (Endpoint server : servers) {
+      if (server.address.equals(address) && !server.down) {
+        server.down = true;
+        LOG.warn("Qdrant at {} held a call to its deadline; it leaves the rotation and is probed every {} ms",
+            address, probeEvery.toMillis());
+      }
+    }
+  }
+
+  /** Each address, and whether it is in the rotation (true) or out of it (tests). */
   Map<SocketAddress, Boolean> health() {
     return servers.stream().collect(Collectors.toMap(s -> s.address, s -> !s.down, (a, b) -> a,
         java.util.LinkedHashMap::new));

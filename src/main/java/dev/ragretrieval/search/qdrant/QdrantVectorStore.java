@@ -111,6 +111,7 @@ public final class QdrantVectorStore implements VectorStore {
   private static final int SCROLL_PAGE = 1000;
 
   private final QdrantChannel channel;
+  private final QdrantEndpoints endpoints;
   /** Layout of new collections, write ordering, read consistency and quantization search params. */
   private final QdrantConsistency consistency;
   private final Upstream upstream;
@@ -142,7 +143,7 @@ public final class QdrantVectorStore implements VectorStore {
       RagMetrics metrics, Duration coalesceWindow) {
     this.searches = new Coalescer<>(this::searchAlone, this::searchBatch, Coalescer::permanentRefusal, coalesceWindow);
     String host = config.host().orElseThrow(() -> new IllegalArgumentException("Qdrant host is not configured"));
-    QdrantEndpoints endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver,
+    this.endpoints = new QdrantEndpoints(vertx, host, config.grpcPort(), config.tls(), resolver,
         config.failover().resolveInterval(), config.failover().probeInterval());
     this.consistency = new QdrantConsistency(config);
     this.channel = new QdrantChannel(vertx, endpoints, config.apiKey(), config.tls(), config.caCert(),
@@ -151,6 +152,11 @@ public final class QdrantVectorStore implements VectorStore {
     this.upstream = new Upstream(vertx, metrics, Upstream.Kind.VECTOR_STORE, STORE, "Qdrant", policy,
         config.circuit(), config.timeout(),
         e -> e.code() == ErrorCode.RATE_LIMIT || e.code() == ErrorCode.CONNECTION_ERROR);
+  }
+
+  /** Each address of the host and whether calls go to it (tests). */
+  Map<io.vertx.core.net.SocketAddress, Boolean> addresses() {
+    return endpoints.health();
   }
 
   /** qdrant.max_attempts attempts in all, waiting 100 ms, 200 ms, ... up to 2 s between them. */

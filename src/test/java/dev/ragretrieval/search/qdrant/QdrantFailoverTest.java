@@ -270,6 +270,32 @@ class QdrantFailoverTest {
   }
 
   @Test
+  @DisplayName("a node that holds a search to its deadline leaves the rotation until a probe answers, then rejoins")
+  void stalledNodeLeavesTheRotation() {
+    // calls get 600 ms, so the held one ends at its deadline long before the node would answer
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(50), Duration.ofMillis(600));
+    await(store.search(search()));
+    QdrantTestServer stalled = nodes.get(1);
+    int before = stalled.callCount("Query");
+    stalled.delay(Duration.ofSeconds(5)); // its probes too: none answers within the probe's 600 ms
+
+    long until = System.nanoTime() + Duration.ofSeconds(2).toNanos(); // three of its deadlines and more
+    int searches = 0;
+    while (System.nanoTime() < until) {
+      assertThat(await(store.search(search()))).as("search %d", searches++).hasSize(1);
+    }
+    // held once; were it back in turn after that call's deadline, it would be asked again (and hedged)
+    assertThat(stalled.callCount("Query") - before).as("searches sent to it, of %d", searches).isEqualTo(1);
+    assertThat(hedged()).isEqualTo(1.0);
+
+    stalled.delay(Duration.ZERO);
+    eventually(() -> {
+      await(store.search(search()));
+      return stalled.callCount("Query") - before > 1; // a probe got its answer: back in turn
+    });
+  }
+
+  @Test
   @DisplayName("a hedged read that no node answers in time fails once, as TIMEOUT, after both calls")
   void hedgedReadTimesOut() {
     assertThat(queriesForTimedOutSearch(Duration.ofMillis(50))).isEqualTo(2);
@@ -322,8 +348,13 @@ class QdrantFailoverTest {
   }
 
   private QdrantVectorStore store(AppConfig.Circuit circuit, Duration resolveEvery, Duration hedgeAfter) {
+    return store(circuit, resolveEvery, hedgeAfter, Duration.ofSeconds(3));
+  }
+
+  private QdrantVectorStore store(AppConfig.Circuit circuit, Duration resolveEvery, Duration hedgeAfter,
+      Duration timeout) {
     AppConfig.Qdrant config = new AppConfig.Qdrant(Optional.of(NAME), nodes.get(0).port(), Optional.empty(), false,
-        Optional.empty(), "docs", Set.of(), Duration.ofSeconds(3), 1, circuit, AppConfig.Layout.QDRANT_DEFAULT,
+        Optional.empty(), "docs", Set.of(), timeout, 1, circuit, AppConfig.Layout.QDRANT_DEFAULT,
         Optional.empty(), Optional.empty(), new AppConfig.Failover(resolveEvery, Duration.ofMillis(100), hedgeAfter));
     return new QdrantVectorStore(service, config, metrics);
   }

@@ -21,6 +21,7 @@ import dev.ragretrieval.upstream.Deadline;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.SocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -49,7 +50,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * why, where the binary is absent). The service knows the cluster by one name that a test DNS
  * server resolves to all three nodes, as a headless Service does, and creates the collection
  * itself with 3 shards and 2 replicas. Nodes are killed with SIGKILL under load and started again,
- * and one is reached through a proxy that holds its answers, as a node catching up does.
+ * one is reached through a proxy that holds its answers, as a node catching up does, and one is
+ * stopped outright (SIGSTOP), as a frozen machine is.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RealQdrantClusterTest {
@@ -302,6 +304,57 @@ class RealQdrantClusterTest {
     } finally {
       Await.await(slowStore.close());
       Await.await(proxy.stop());
+    }
+  }
+
+  @Test
+  @Order(6)
+  @DisplayName("a node stopped outright (SIGSTOP, its connections left open): searches are answered by the others after the hedge delay, the node leaves the rotation at the held call's deadline, and rejoins once it answers a probe")
+  void stoppedNodeLeavesTheRotation() throws Exception {
+    awaitAllReplicasActive();
+    AppConfig.Qdrant q = config.qdrant();
+    // two seconds a call, so the held call's deadline comes within the test
+    RagMetrics metrics = RagMetrics.detached();
+    QdrantVectorStore stoppedStore = new QdrantVectorStore(service, new AppConfig.Qdrant(q.host(), q.grpcPort(),
+        q.apiKey(), q.tls(), q.caCert(), q.collection(), q.collections(), Duration.ofSeconds(2), q.maxAttempts(),
+        q.circuit(), q.layout(), q.writeOrdering(), q.readConsistency(), new AppConfig.Failover(
+            q.failover().resolveInterval(), q.failover().probeInterval(), Duration.ofMillis(300))), metrics);
+    SocketAddress node2 = SocketAddress.inetSocketAddress(cluster.grpcPort(), "127.0.0.2");
+    Random random = new Random(11);
+    boolean stopped = false;
+    try {
+      for (int i = 0; i < 6; i++) {
+        assertThat(Await.await(stoppedStore.search(search(random)))).isNotEmpty(); // every node in turn
+      }
+      cluster.node(2).suspend();
+      stopped = true;
+      long slowest = 0;
+      int answered = 0;
+      long until = System.nanoTime() + Duration.ofSeconds(6).toNanos();
+      while (System.nanoTime() < until) {
+        long sent = System.nanoTime();
+        assertThat(Await.await(stoppedStore.search(search(random)))).as("search %d", answered).isNotEmpty();
+        slowest = Math.max(slowest, (System.nanoTime() - sent) / 1_000_000);
+        answered++;
+      }
+      double hedges = metrics.registry().get("rag_upstream_hedged_total").counter().count();
+      System.out.printf("node 2 stopped: %d searches answered in 6 s, slowest %d ms, %.0f sent twice%n", answered,
+          slowest, hedges);
+      // the hedge delay and another node's answer: the other nodes do not wait on the stopped one
+      assertThat(slowest).isLessThan(1500);
+      // out at the first held call's deadline, and not back while its probes go unanswered
+      assertThat(stoppedStore.addresses()).containsEntry(node2, false);
+      assertThat(hedges).as("reads sent twice (in turn again after each 2-s deadline, about three)").isLessThanOrEqualTo(2);
+
+      cluster.node(2).resume();
+      stopped = false;
+      Await.eventually(() -> stoppedStore.addresses().get(node2)); // its probe got an answer
+      assertThat(Await.await(stoppedStore.search(search(random)))).isNotEmpty();
+    } finally {
+      if (stopped) {
+        cluster.node(2).resume();
+      }
+      Await.await(stoppedStore.close());
     }
   }
 
