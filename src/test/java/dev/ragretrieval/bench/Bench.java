@@ -53,6 +53,8 @@ public final class Bench {
   private static final int EMBEDDED_PORT = 18145;
   private static final int PEER_PORT = 18146;
   private static final long MAX_REQUESTS_PER_PHASE = 2_000_000;
+  /** QDRANT_HOST when the Qdrant stand-in answers on several addresses (bench.qdrantAddresses). */
+  private static final String CLUSTER_NAME = "qdrant-bench.cluster.test";
 
   private static final String[] TOPICS = {"ROS 2 nodes", "topics and publishers", "QoS profiles", "SLAM maps",
       "Nav2 planning", "zero moment point", "URDF joints", "Isaac Sim scenes", "VLA models", "TF2 frames"};
@@ -411,7 +413,7 @@ public final class Bench {
     Process peer = null;
     try {
       Map<String, String> settings = new HashMap<>(Map.of(
-          "QDRANT_HOST", "127.0.0.1",
+          "QDRANT_HOST", qdrantAddresses() > 1 ? CLUSTER_NAME : "127.0.0.1",
           "QDRANT_GRPC_PORT", String.valueOf(QDRANT_PORT),
           "COHERE_API_KEY", TestStack.COHERE_KEY,
           "COHERE_BASE_URL", "http://127.0.0.1:" + COHERE_PORT,
@@ -537,6 +539,26 @@ public final class Bench {
   }
 
   /** RAG_LOG_LEVEL of the services: bench.logLevel, WARN by default. */
+  /** bench.qdrantAddresses: how many addresses the Qdrant stand-in answers on (the realistic rows). */
+  private static int qdrantAddresses() {
+    return Integer.getInteger("bench.qdrantAddresses", 1);
+  }
+
+  /**
+   * JVM flags that make {@link #CLUSTER_NAME} resolve, in the service, to every address the Qdrant
+   * stand-in listens on, as a headless Service's name does: a hosts file the JDK's resolver reads
+   * (Vert.x's own resolver keeps one address per name from a hosts file, so it is turned off).
+   */
+  private static String clusterResolver(Path dir) throws IOException {
+    Path hosts = dir.resolve("qdrant-hosts").toAbsolutePath();
+    StringBuilder lines = new StringBuilder();
+    for (int node = 1; node <= qdrantAddresses(); node++) {
+      lines.append("127.0.0.").append(node).append(' ').append(CLUSTER_NAME).append('\n');
+    }
+    Files.writeString(hosts, lines);
+    return "-Dvertx.disableDnsResolver=true -Djdk.net.hosts.file=" + hosts;
+  }
+
   private static String logLevel() {
     String level = System.getProperty("bench.logLevel");
     return level == null || level.isBlank() ? "WARN" : level;
@@ -549,7 +571,7 @@ public final class Bench {
     realisticRows.add("");
     realisticRows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; %d chunks of %s;"
             + " Cohere stand-in %d ms (dense %d-dimension vectors printed as Cohere prints them), Qdrant stand-in %d ms;"
-            + " 5 results a question; %s; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; RAG_LOG_LEVEL=%s; service JVM options: %s; %d s per"
+            + " 5 results a question; %s; Qdrant at %s; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; RAG_LOG_LEVEL=%s; service JVM options: %s; %d s per"
             + " row, the service's"
             + " load then the peer's.",
         Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
@@ -557,6 +579,8 @@ public final class Bench {
         chunks, Path.of(manual).getFileName(), cohereMs, dim, qdrantMs,
         hybrid() ? "hybrid collection (BM25 sparse vectors): the service searches hybrid"
             : "dense collection: both search dense",
+        qdrantAddresses() > 1 ? String.format(Locale.ROOT, "%d addresses for the service (QDRANT_HOST %s: reads hedged"
+            + " after qdrant.hedge_after_ms), 127.0.0.1 for the peer", qdrantAddresses(), CLUSTER_NAME) : "one address",
         instances == null ? "(default: processors)" : instances,
         System.getProperty("bench.resultCacheTtl", "(default)"), System.getProperty("bench.coalesceWindow", "(default)"),
         logLevel(), System.getProperty("bench.serviceJavaOptions", "(none)"), phase.toSeconds()));
@@ -936,7 +960,7 @@ public final class Bench {
   /** {@code args}: dimension, Cohere delay, Qdrant delay, and for the realistic workload the manual's folder and chunk count. */
   private static Process startStandIns(Path out, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx2g", "-cp", System.getProperty("java.class.path"),
-        StandIns.class.getName(), String.valueOf(QDRANT_PORT), String.valueOf(COHERE_PORT),
+        "-Dstandins.qdrantAddresses=" + qdrantAddresses(), StandIns.class.getName(), String.valueOf(QDRANT_PORT), String.valueOf(COHERE_PORT),
         String.valueOf(CONTROL_PORT)));
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command)
@@ -984,8 +1008,9 @@ public final class Bench {
     // JVM flags for the service alone (say, the collector a deployment's container gets); the
     // stand-ins, the peer and the load keep theirs
     env.remove("JDK_JAVA_OPTIONS");
-    String javaOptions = System.getProperty("bench.serviceJavaOptions");
-    if (javaOptions != null && !javaOptions.isBlank()) {
+    String javaOptions = (System.getProperty("bench.serviceJavaOptions", "") + " "
+        + (CLUSTER_NAME.equals(settings.get("QDRANT_HOST")) ? clusterResolver(log.getParent()) : "")).trim();
+    if (!javaOptions.isBlank()) {
       env.put("JDK_JAVA_OPTIONS", javaOptions);
     }
     service = builder.start();

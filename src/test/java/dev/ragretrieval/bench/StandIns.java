@@ -31,7 +31,9 @@ import java.util.concurrent.TimeUnit;
  * read and chunked by the service's own ingest code ({@link HtmlReader}, {@link Chunker}), so the
  * points carry the payload an ingest writes, and Cohere answers dense vectors printed as Cohere
  * prints them, or in base64 as the service asks ({@link CohereTestServer#cohereFloats}).
- * Prints {@code ready} once every port listens; stops when stdin closes (the bench has gone).
+ * With {@code -Dstandins.qdrantAddresses=n}, the Qdrant stand-in also listens on 127.0.0.2 to
+ * 127.0.0.n, same port, same store. Prints {@code ready} once every port listens; stops when stdin
+ * closes (the bench has gone).
  */
 public final class StandIns {
 
@@ -47,6 +49,10 @@ public final class StandIns {
     Vertx vertx = Vertx.vertx();
     QdrantTestServer qdrant = QdrantTestServer.start(vertx, qdrantPort, null)
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    // a cluster's addresses (127.0.0.2, ...) for a service whose QDRANT_HOST names them all
+    for (int node = 2; node <= Integer.getInteger("standins.qdrantAddresses", 1); node++) {
+      qdrant.alsoListen("127.0.0." + node).toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
     // one server per event loop: the service's 32 connections (and the peer's) spread over them
     CohereTestServer cohere = CohereTestServer.start(vertx, TestStack.COHERE_KEY, dimension, coherePort,
             2 * Runtime.getRuntime().availableProcessors())

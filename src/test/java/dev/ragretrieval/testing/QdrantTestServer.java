@@ -25,12 +25,14 @@ import io.vertx.grpc.server.StatusException;
 import java.net.BindException;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -110,6 +112,8 @@ public final class QdrantTestServer {
   private volatile String lastApiKey;
   private volatile long lastClientWindow = -1;
   private volatile HttpServer http;
+  /** Listeners on further addresses ({@link #alsoListen}). */
+  private final List<HttpServer> alsoOn = new CopyOnWriteArrayList<>();
   private volatile int port;
 
   private QdrantTestServer(Vertx vertx, String host, String requiredApiKey) {
@@ -347,7 +351,26 @@ public final class QdrantTestServer {
   public Future<Void> stop() {
     HttpServer current = http;
     http = null;
-    return current == null ? Future.succeededFuture() : current.close();
+    List<HttpServer> others = List.copyOf(alsoOn);
+    alsoOn.clear();
+    List<Future<Void>> closed = new ArrayList<>();
+    if (current != null) {
+      closed.add(current.close());
+    }
+    others.forEach(other -> closed.add(other.close()));
+    return Future.all(closed).mapEmpty();
+  }
+
+  /**
+   * Serves the same collections on {@code otherHost} too, on the same port: one store behind
+   * several addresses, as the bench's stand-in for a cluster whose nodes all answer every
+   * collection. Plaintext only; {@link #stop} closes these listeners as well.
+   */
+  public Future<Void> alsoListen(String otherHost) {
+    return vertx.createHttpServer(new HttpServerOptions().setHost(otherHost).setPort(port))
+        .requestHandler(grpc).listen()
+        .onSuccess(alsoOn::add)
+        .mapEmpty();
   }
 
   /** Listens again on the same port, with the same data. */
