@@ -81,7 +81,9 @@ public final class Settings {
   public static final Setting QDRANT_COLLECTIONS = add(list("qdrant.collections", "QDRANT_COLLECTIONS", List.of(),
       "optional allow-list: unset = a request may name any collection in the store; set = only the default and these"));
   public static final Setting QDRANT_TIMEOUT = add(millis("qdrant.timeout_ms", null, 5000,
-      "per-call deadline (never beyond the request's own)"));
+      "per-call deadline (never beyond the request's own); with several Qdrant addresses, a node that leaves a call"
+          + " unanswered for all of it is probed, and leaves the rotation if the probe goes unanswered too (a frozen or"
+          + " stopped node)"));
   public static final Setting QDRANT_MAX_ATTEMPTS = add(integer("qdrant.max_attempts", null, 3, 1, 20,
       "RESOURCE_EXHAUSTED / UNAVAILABLE are retried this many times in all"));
   public static final Setting QDRANT_CIRCUIT_FAILURES = add(integer("qdrant.circuit_breaker.failures", null, 5, 0,
@@ -114,8 +116,7 @@ public final class Settings {
   public static final Setting QDRANT_HEDGE_AFTER = add(integer("qdrant.hedge_after_ms", null, 300, 0, 60_000,
       "with several Qdrant addresses: a search or other read that one node has not answered after this long is also"
           + " sent to another node, and the first answer is used; that node gets no other calls until it answers the one"
-          + " it holds (a node just restarted can hold calls for seconds), and if it holds it to its deadline (a stopped"
-          + " node), none until it answers a probe. Writes are never sent twice; while every node"
+          + " it holds (a node just restarted can hold calls for seconds). Writes are never sent twice; while every node"
           + " is slow, at most about one read in ten is (0 = never)"));
 
   // --- embedding ---

@@ -109,6 +109,7 @@ public final class QdrantTestServer {
   /** Edits of the next answers (editNextAnswer), guarded by {@code failures} too. */
   private final Deque<java.util.function.UnaryOperator<com.google.protobuf.Message>> edits = new ArrayDeque<>();
   private volatile Duration delay = Duration.ZERO;
+  private final Map<String, Duration> methodDelays = new ConcurrentHashMap<>();
   private volatile String lastApiKey;
   private volatile long lastClientWindow = -1;
   private volatile HttpServer http;
@@ -320,6 +321,14 @@ public final class QdrantTestServer {
   }
 
   /**
+   * Calls of one method ("Upsert", ...) wait this long instead of {@link #delay}: a write that a
+   * real node holds while it waits on another node's replica, while the node answers other calls.
+   */
+  public void delay(String method, Duration perCall) {
+    methodDelays.put(method, perCall);
+  }
+
+  /**
    * Calls received, by method name ("Query", "QueryBatch", "Upsert", ...) summed over both
    * services, or by service and method ("Collections/Get", "Points/Get").
    */
@@ -474,7 +483,7 @@ public final class QdrantTestServer {
         fail(response, GrpcStatus.INTERNAL, "Service internal error: " + e.getMessage(), null);
       }
     };
-    long wait = delay.toMillis();
+    long wait = methodDelays.getOrDefault(request.methodName(), delay).toMillis();
     if (wait > 0) {
       vertx.setTimer(wait, id -> reply.run());
     } else {

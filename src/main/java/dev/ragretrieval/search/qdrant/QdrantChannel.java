@@ -76,6 +76,8 @@ final class QdrantChannel {
   private final Vertx vertx;
   /** 0: reads are never sent twice. */
   private final long hedgeAfterMillis;
+  /** qdrant.timeout_ms: a call given all of it that goes unanswered has its node probed. */
+  private final long timeoutMillis;
   private final HedgeBudget hedges = new HedgeBudget();
   /** Counts each read sent twice (a meter). */
   private final Runnable onHedge;
@@ -93,7 +95,7 @@ final class QdrantChannel {
     this.endpoints = endpoints;
     this.apiKey = apiKey;
     this.hedgeAfterMillis = hedgeAfter.toMillis();
-    long timeoutMillis = timeout.toMillis();
+    this.timeoutMillis = timeout.toMillis();
     HttpClientOptions http = new HttpClientOptions()
         .setProtocolVersion(HttpVersion.HTTP_2)
         .setHttp2ClearTextUpgrade(false) // h2c with prior knowledge, as Qdrant expects
@@ -126,20 +128,26 @@ final class QdrantChannel {
     Deadline callDeadline = Deadline.inMillis(budgetMillis);
     // each attempt's span is a child of the caller's, also when it starts in a callback
     io.opentelemetry.context.Context parent = Spans.parent();
+    boolean wholeTimeout = budgetMillis >= timeoutMillis;
     return endpoints.next().compose(server -> {
-      Future<Resp> answer = sent(parent, server, method, message, callDeadline, collection);
+      Future<Resp> answer = sent(parent, server, method, message, callDeadline, collection, wholeTimeout);
       return hedgeAfterMillis > 0 && READS.contains(method) && endpoints.several()
-          ? hedged(answer, server, parent, method, message, callDeadline, collection)
+          ? hedged(answer, server, parent, method, message, callDeadline, collection, wholeTimeout)
           : answer;
     });
   }
 
-  /** The call to {@code server}, and once more to another server if that one cannot be reached. */
+  /**
+   * The call to {@code server}, and once more to another server if that one cannot be reached.
+   *
+   * @param wholeTimeout the call has all of qdrant.timeout_ms (not less, as the rest of a request's
+   *     deadline): if it goes unanswered, the server may be stalled, and is probed
+   */
   private <Req, Resp> Future<Resp> sent(io.opentelemetry.context.Context parent, SocketAddress server,
-      ServiceMethod<Resp, Req> method, Req message, Deadline callDeadline, String collection) {
+      ServiceMethod<Resp, Req> method, Req message, Deadline callDeadline, String collection, boolean wholeTimeout) {
     return attempt(parent, server, method, message, callDeadline, collection, true)
         .recover(failure -> {
-          ServiceException error = failed(server, method, failure, callDeadline);
+          ServiceException error = failed(server, method, failure, callDeadline, wholeTimeout);
           // one node down or unavailable: every call here may be sent again, so another node gets it
           SocketAddress other = error.code() == ErrorCode.CONNECTION_ERROR && error.retryable() && !callDeadline.expired()
               ? endpoints.other(server) : null;
@@ -147,7 +155,7 @@ final class QdrantChannel {
             return Future.failedFuture(error);
           }
           return attempt(parent, other, method, message, callDeadline, collection, true)
-              .recover(again -> Future.failedFuture(failed(other, method, again, callDeadline)));
+              .recover(again -> Future.failedFuture(failed(other, method, again, callDeadline, wholeTimeout)));
         });
   }
 
@@ -156,14 +164,13 @@ final class QdrantChannel {
    * too, within the same deadline, and the first answer is used (hedged requests, as in "The Tail
    * at Scale"). The first call is not cancelled: its end tells {@link QdrantEndpoints#holding} that
    * the slow server answers again, and until then calls pass it over (with or without a second call
-   * for this read); if it ends at its deadline unanswered, the server leaves the rotation until a
-   * probe gets an answer. A failure is reported only
+   * for this read). A failure is reported only
    * once every call sent has failed. {@link HedgeBudget} keeps a cluster that is slow everywhere from
    * getting every read twice.
    */
   private <Req, Resp> Future<Resp> hedged(Future<Resp> first, SocketAddress server,
       io.opentelemetry.context.Context parent, ServiceMethod<Resp, Req> method, Req message, Deadline callDeadline,
-      String collection) {
+      String collection, boolean wholeTimeout) {
     if (first.isComplete()) {
       return first;
     }
@@ -178,18 +185,11 @@ final class QdrantChannel {
       }
       // passed over until it answers, also when the budget allows no second call
       endpoints.holding(server, first);
-      // still unanswered at its deadline: the node is stalled (a frozen machine, a stopped process),
-      // not slow; it leaves the rotation until a probe answers, so it does not hold a read again
-      first.onFailure(failure -> {
-        if (failure instanceof ServiceException error && error.code() == ErrorCode.TIMEOUT) {
-          endpoints.unresponsive(server);
-        }
-      });
       if (!hedges.take() || !race.another()) {
         return;
       }
       onHedge.run();
-      sent(parent, other, method, message, callDeadline, collection).onComplete(race::ended);
+      sent(parent, other, method, message, callDeadline, collection, wholeTimeout).onComplete(race::ended);
     });
     first.onComplete(result -> {
       if (vertx.cancelTimer(timer) && result.succeeded()) {
@@ -265,13 +265,21 @@ final class QdrantChannel {
     }
   }
 
-  /** The failure as the service's error; a server that could not be reached leaves the rotation. */
+  /**
+   * The failure as the service's error. A server that could not be reached leaves the rotation; one
+   * that left a call unanswered for all of qdrant.timeout_ms (with several addresses) is probed, and
+   * leaves it if the probe goes unanswered too ({@link QdrantEndpoints#unanswered}): a frozen machine
+   * or a stopped process keeps its connections open, and every call in turn would wait on it.
+   */
   private ServiceException failed(SocketAddress server, ServiceMethod<?, ?> method, Throwable failure,
-      Deadline callDeadline) {
+      Deadline callDeadline, boolean wholeTimeout) {
     ServiceException error = QdrantErrors.fromTransport(failure, callDeadline.expired());
     // a gRPC status is an answer: the node is up (its UNAVAILABLE is about shards elsewhere)
-    if (error.code() == ErrorCode.CONNECTION_ERROR && !(failure instanceof ServiceException)) {
+    boolean answered = failure instanceof ServiceException;
+    if (error.code() == ErrorCode.CONNECTION_ERROR && !answered) {
       endpoints.unreachable(server);
+    } else if (error.code() == ErrorCode.TIMEOUT && !answered && wholeTimeout && endpoints.several()) {
+      endpoints.unanswered(server);
     }
     if (error.getMessage().equals(QdrantErrors.CLOSED_MID_CALL)) {
       // one line per closed call: under a graceful stop many calls end this way at once

@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>A node can also be up and slow: one just restarted accepts calls and holds them for seconds
  * while it catches up. The channel then sends a read to another node as well, and tells this class
  * which node {@linkplain #holding holds} a call: calls pass it over until it has answered. A node
- * that holds a call to its deadline is {@linkplain #unresponsive taken out} until a probe answers.
+ * that leaves a call unanswered to its deadline and then a probe too is {@linkplain #unanswered
+ * taken out} until a probe answers.
  */
 final class QdrantEndpoints {
 
@@ -164,16 +165,30 @@ final class QdrantEndpoints {
   }
 
   /**
-   * The server at {@code address} held a call past the hedge delay and then to its deadline: it
-   * leaves the rotation until a probe gets an answer, as an unreachable one does. Its connections
-   * are still open (a frozen or stopped process), so nothing else would tell.
+   * The server at {@code address} left a call unanswered for all of qdrant.timeout_ms. Either it is
+   * stalled (a frozen machine, a stopped process: its connections stay open, so nothing else would
+   * tell), or the call waited inside Qdrant on another node (a write waits for every replica). A
+   * probe tells them apart: calls pass the server over while it runs, and if it gets no answer the
+   * server leaves the rotation until a later probe does.
    */
-  void unresponsive(SocketAddress address) {
+  void unanswered(SocketAddress address) {
     for (Endpoint server : servers) {
-      if (server.address.equals(address) && !server.down) {
-        server.down = true;
-        LOG.warn("Qdrant at {} held a call to its deadline; it leaves the rotation and is probed every {} ms",
-            address, probeEvery.toMillis());
+      if (server.address.equals(address) && !server.down && server.probing.compareAndSet(false, true)) {
+        Future<?> answered;
+        try {
+          answered = probe.apply(address);
+        } catch (RuntimeException e) {
+          answered = Future.failedFuture(e);
+        }
+        holding(address, answered);
+        answered.onComplete(result -> {
+          server.probing.set(false);
+          if (result.failed() && !server.down) {
+            server.down = true;
+            LOG.warn("Qdrant at {} left a call unanswered for all of qdrant.timeout_ms and does not answer a probe;"
+                + " it leaves the rotation and is probed every {} ms", address, probeEvery.toMillis());
+          }
+        });
       }
     }
   }

@@ -66,6 +66,7 @@ import io.qdrant.client.grpc.VxCollectionsGrpcClient;
 import io.qdrant.client.grpc.VxPointsGrpcClient;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -155,7 +156,7 @@ public final class QdrantVectorStore implements VectorStore {
   }
 
   /** Each address of the host and whether calls go to it (tests). */
-  Map<io.vertx.core.net.SocketAddress, Boolean> addresses() {
+  Map<SocketAddress, Boolean> addresses() {
     return endpoints.health();
   }
 

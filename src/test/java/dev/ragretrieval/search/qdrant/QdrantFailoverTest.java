@@ -201,11 +201,7 @@ class QdrantFailoverTest {
     // in turn, four of the twelve would have gone to it; after the first, it was passed over
     assertThat(slow.callCount("Query") - slowBefore).isEqualTo(1);
 
-    slow.delay(Duration.ZERO);
-    eventually(() -> {
-      await(store.search(search()));
-      return slow.callCount("Query") - slowBefore > 1; // it answered the held call: back in turn
-    });
+    backInTurn(slow, slowBefore); // it answered the held call
   }
 
   @Test
@@ -250,6 +246,7 @@ class QdrantFailoverTest {
     slow.delay(Duration.ofMillis(2500));
     int slowBefore = slow.callCount("Query");
     // three searches at once: in turn, one each, so one is held by the slow node
+    long sentAtOnce = System.nanoTime();
     List<Future<List<ScoredPoint>>> atOnce = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       atOnce.add(store.search(search()));
@@ -266,14 +263,15 @@ class QdrantFailoverTest {
     for (var search : atOnce) {
       assertThat(await(search)).hasSize(1);
     }
-    assertThat(hedged()).isEqualTo(10.0);
+    // the held search was not sent twice (the budget was spent): it waited for the slow node's answer
+    assertThat(Duration.ofNanos(System.nanoTime() - sentAtOnce)).isGreaterThanOrEqualTo(Duration.ofMillis(2500));
   }
 
   @Test
-  @DisplayName("a node that holds a search to its deadline leaves the rotation until a probe answers, then rejoins")
+  @DisplayName("a node that holds a search to its deadline and leaves a probe unanswered too is out of the rotation until a probe answers")
   void stalledNodeLeavesTheRotation() {
     // calls get 600 ms, so the held one ends at its deadline long before the node would answer
-    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(50), Duration.ofMillis(600));
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(100), Duration.ofMillis(600));
     await(store.search(search()));
     QdrantTestServer stalled = nodes.get(1);
     int before = stalled.callCount("Query");
@@ -286,13 +284,55 @@ class QdrantFailoverTest {
     }
     // held once; were it back in turn after that call's deadline, it would be asked again (and hedged)
     assertThat(stalled.callCount("Query") - before).as("searches sent to it, of %d", searches).isEqualTo(1);
-    assertThat(hedged()).isEqualTo(1.0);
+    assertThat(hedged()).isGreaterThanOrEqualTo(1.0); // the held one (a busy machine may add another)
 
-    stalled.delay(Duration.ZERO);
+    backInTurn(stalled, before); // a probe got its answer
+  }
+
+  @Test
+  @DisplayName("a node that leaves a write unanswered for all of qdrant.timeout_ms, and a probe too, gets no more writes")
+  void stalledNodeGetsNoMoreWrites() {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(100), Duration.ofMillis(400));
+    await(store.search(search()));
+    QdrantTestServer stalled = nodes.get(1);
+    stalled.delay(Duration.ofSeconds(5)); // its probes too
+    List<ErrorCode> failures = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      var write = store.upsert("docs", List.of(new Point(UUID.randomUUID().toString(), new float[] {0, 1},
+          new JsonObject().put("text", "write " + i))), in(Duration.ofSeconds(5)));
+      try {
+        await(write);
+      } catch (ServiceException e) {
+        failures.add(e.code());
+      }
+    }
+    // in turn, four of the twelve would have gone to it; the first one's timeout took it out
+    assertThat(stalled.callCount("Upsert")).isEqualTo(1);
+    assertThat(failures).containsExactly(ErrorCode.TIMEOUT); // one attempt a call in this test
+  }
+
+  @Test
+  @DisplayName("a write that waits inside a node past qdrant.timeout_ms, on a node that answers a probe, leaves the node in the rotation")
+  void slowWriteOnALiveNodeKeepsItInTurn() {
+    // probes of nodes out of the rotation only every 10 s: one taken out would stay out for this test
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(100), Duration.ofMillis(400),
+        Duration.ofSeconds(10));
+    await(store.search(search()));
+    for (QdrantTestServer node : nodes) {
+      node.delay("Upsert", Duration.ofSeconds(2)); // as writes wait on a stopped node's replica
+    }
+    ServiceException error = failure(store.upsert("docs", List.of(new Point(UUID.randomUUID().toString(),
+        new float[] {0, 1}, new JsonObject().put("text", "slow"))), in(Duration.ofSeconds(5))));
+    assertThat(error.code()).isEqualTo(ErrorCode.TIMEOUT);
+    assertThat(store.addresses()).doesNotContainValue(false); // probed, not taken out
+    int before = queries();
+
+    // the probe of the node that held the write answered: every node still gets searches in turn
     eventually(() -> {
       await(store.search(search()));
-      return stalled.callCount("Query") - before > 1; // a probe got its answer: back in turn
+      return nodes.stream().allMatch(node -> node.callCount("Query") > 0) && queries() - before >= 6;
     });
+    assertThat(store.addresses()).doesNotContainValue(false);
   }
 
   @Test
@@ -353,10 +393,24 @@ class QdrantFailoverTest {
 
   private QdrantVectorStore store(AppConfig.Circuit circuit, Duration resolveEvery, Duration hedgeAfter,
       Duration timeout) {
+    return store(circuit, resolveEvery, hedgeAfter, timeout, Duration.ofMillis(100));
+  }
+
+  private QdrantVectorStore store(AppConfig.Circuit circuit, Duration resolveEvery, Duration hedgeAfter,
+      Duration timeout, Duration probeEvery) {
     AppConfig.Qdrant config = new AppConfig.Qdrant(Optional.of(NAME), nodes.get(0).port(), Optional.empty(), false,
         Optional.empty(), "docs", Set.of(), timeout, 1, circuit, AppConfig.Layout.QDRANT_DEFAULT,
-        Optional.empty(), Optional.empty(), new AppConfig.Failover(resolveEvery, Duration.ofMillis(100), hedgeAfter));
+        Optional.empty(), Optional.empty(), new AppConfig.Failover(resolveEvery, probeEvery, hedgeAfter));
     return new QdrantVectorStore(service, config, metrics);
+  }
+
+  /** Once {@code node} answers at once again, searches reach it again: more than the one it held since {@code before}. */
+  private void backInTurn(QdrantTestServer node, int before) {
+    node.delay(Duration.ZERO);
+    eventually(() -> {
+      await(store.search(search()));
+      return node.callCount("Query") - before > 1;
+    });
   }
 
   private double hedged() {
