@@ -132,7 +132,10 @@ final class QdrantEndpoints {
         answered.onComplete(done -> {
           if (server.held.decrementAndGet() == 0 && server.holdLogged) {
             server.holdLogged = false;
-            LOG.info("Qdrant at {} answered the call it held; it is back in the rotation", address);
+            // a node taken out meanwhile (its probe unanswered) has said so itself
+            if (!server.down) {
+              LOG.info("Qdrant at {} answered the call it held; it is back in the rotation", address);
+            }
           }
         });
         return;
@@ -180,7 +183,6 @@ final class QdrantEndpoints {
         } catch (RuntimeException e) {
           answered = Future.failedFuture(e);
         }
-        holding(address, answered);
         answered.onComplete(result -> {
           server.probing.set(false);
           if (result.failed() && !server.down) {
@@ -189,6 +191,8 @@ final class QdrantEndpoints {
                 + " it leaves the rotation and is probed every {} ms", address, probeEvery.toMillis());
           }
         });
+        // passed over while the probe runs (this listener runs after the one above)
+        holding(address, answered);
       }
     }
   }
