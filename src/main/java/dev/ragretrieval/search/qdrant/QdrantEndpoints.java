@@ -177,12 +177,7 @@ final class QdrantEndpoints {
   void unanswered(SocketAddress address) {
     for (Endpoint server : servers) {
       if (server.address.equals(address) && !server.down && server.probing.compareAndSet(false, true)) {
-        Future<?> answered;
-        try {
-          answered = probe.apply(address);
-        } catch (RuntimeException e) {
-          answered = Future.failedFuture(e);
-        }
+        Future<?> answered = probed(address);
         answered.onComplete(result -> {
           server.probing.set(false);
           if (result.failed() && !server.down) {
@@ -240,13 +235,7 @@ final class QdrantEndpoints {
   private void probeDown() {
     for (Endpoint server : servers) {
       if (server.down && server.probing.compareAndSet(false, true)) {
-        Future<?> answered;
-        try {
-          answered = probe.apply(server.address);
-        } catch (RuntimeException e) {
-          answered = Future.failedFuture(e);
-        }
-        answered.onComplete(result -> {
+        probed(server.address).onComplete(result -> {
           server.probing.set(false);
           if (result.succeeded() && server.down) {
             server.down = false;
@@ -254,6 +243,15 @@ final class QdrantEndpoints {
           }
         });
       }
+    }
+  }
+
+  /** The probe's answer; a probe that throws is a failed one. */
+  private Future<?> probed(SocketAddress address) {
+    try {
+      return probe.apply(address);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
     }
   }
 
