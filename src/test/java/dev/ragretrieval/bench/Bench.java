@@ -64,6 +64,10 @@ public final class Bench {
       "thread safety and the GIL", "exceptions raised by the C API", "module initialisation",
       "iterators and generators", "memory allocation functions", "buffer protocol"};
 
+  /** The compiler's share of a warm-up slice's CPU below which the process counts as warmed up. */
+  private static final double JIT_SETTLED = 0.02;
+  private static final int MAX_WARM_UP_ROUNDS = 20;
+
   private String[] topics = TOPICS;
 
   private final Vertx vertx = Vertx.vertx();
@@ -123,7 +127,7 @@ public final class Bench {
             "EMBEDDING_PROVIDER", "cohere"));
         bench.warmUp();
         bench.rows.set(2, bench.rows.get(2) + String.format(Locale.ROOT,
-            " Warm-up: %d rounds of every kind of request, until the JIT compiler used under 5%% of the service's CPU in each.", bench.warmUpRounds));
+            " Warm-up: %d rounds of every kind of request, until the JIT compiler used under %d%% of the service's CPU in each.", bench.warmUpRounds, settledPercent()));
         if (groups.contains("upstream")) {
           bench.upstreamPhases();
         }
@@ -228,31 +232,75 @@ public final class Bench {
 
   /**
    * Runs rounds of {@code slices} for at least bench.warmup seconds (default 40, the issue's
-   * warm-up at full rate) and until the JIT compiler used under 5% of the measured process's CPU
-   * in every slice of a round (at most 15 rounds). Judged slice by slice, not over the round: a
-   * round's busy slices (repeated questions keep both cores busy) hid the compiler still at work
-   * on a light one, and it then took 8% of the first row (bench/README.md, seventh pass).
+   * warm-up at full rate) and until the JIT compiler used under {@link #JIT_SETTLED} of the
+   * measured process's CPU in every slice of a round (at most 20 rounds). Judged slice by slice, not
+   * over the round: a round's busy slices (repeated questions keep both cores busy) hid the compiler
+   * still at work on a light one, and it then took 8% of the first row (bench/README.md, seventh
+   * pass). Under 5% a slice was not enough either: after a round at 3% / 2% / 0% / 0%, C2 still took
+   * 5% of the first row (twenty-first pass).
    */
   private void warmUp(List<Round> slices) throws Exception {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(Long.getLong("bench.warmup", 40));
-    for (int number = 1; number <= 15; number++) {
-      List<String> shares = new ArrayList<>();
-      double largest = 0;
-      for (Round slice : slices) {
-        long[] before = cpuTicks();
-        slice.run();
-        long[] after = cpuTicks();
-        double share = (after[2] - before[2]) / (double) Math.max(1, after[0] - before[0]);
-        largest = Math.max(largest, share);
-        shares.add(String.format(Locale.ROOT, "%.0f%%", 100 * share));
-      }
-      System.out.printf(Locale.ROOT, "warm-up round %d: JIT compiler %s of the process's CPU, slice by slice%n", number,
-          String.join(" / ", shares));
+    long until = System.nanoTime() + warmUpNanos();
+    for (int number = 1; number <= MAX_WARM_UP_ROUNDS; number++) {
       warmUpRounds = number;
-      if (largest < 0.05 && System.nanoTime() >= until) {
+      if (warmUpRound("", number, slices) < JIT_SETTLED && System.nanoTime() >= until) {
         return;
       }
     }
+  }
+
+  /**
+   * {@link #warmUp(List)} for the peer and the service in alternate rounds, the peer's first, as
+   * the rows alternate, until both settle in the same pair of rounds and each has had its
+   * bench.warmup seconds of load: neither then idles longer than one of the other's rounds. Left
+   * idle through the other's whole warm-up, a JVM on JDK 17 had compiled code thrown out by its
+   * code cache sweeper and compiled it again in the first row: the service, when it warmed up first
+   * (C2 at 0.03-0.08 ms a request in that row); the peer, when it did (C2 at 0.034-0.103 ms a
+   * request, 4-10% of its CPU, in the first row of 18 of 39 runs up to the twenty-first pass, which
+   * flattered that row's ratio). Returns the number of pairs.
+   */
+  private int warmUpInTurns(List<Round> slices, Process peer) throws Exception {
+    long peerLoad = 0;
+    long serviceLoad = 0;
+    for (int number = 1; number <= MAX_WARM_UP_ROUNDS; number++) {
+      measure(peer, PEER_PORT);
+      long started = System.nanoTime();
+      boolean peerSettled = warmUpRound("peer, ", number, slices) < JIT_SETTLED;
+      peerLoad += System.nanoTime() - started;
+      measure(service, SERVICE_PORT);
+      started = System.nanoTime();
+      boolean serviceSettled = warmUpRound("service, ", number, slices) < JIT_SETTLED;
+      serviceLoad += System.nanoTime() - started;
+      if (peerSettled && serviceSettled && Math.min(peerLoad, serviceLoad) >= warmUpNanos()) {
+        return number;
+      }
+    }
+    return MAX_WARM_UP_ROUNDS;
+  }
+
+  private static long settledPercent() {
+    return Math.round(100 * JIT_SETTLED);
+  }
+
+  private static long warmUpNanos() {
+    return TimeUnit.SECONDS.toNanos(Long.getLong("bench.warmup", 40));
+  }
+
+  /** One round of {@code slices} on the measured process; prints and returns the compiler's largest share of a slice's CPU. */
+  private double warmUpRound(String who, int number, List<Round> slices) throws Exception {
+    List<String> shares = new ArrayList<>();
+    double largest = 0;
+    for (Round slice : slices) {
+      long[] before = cpuTicks();
+      slice.run();
+      long[] after = cpuTicks();
+      double share = (after[2] - before[2]) / (double) Math.max(1, after[0] - before[0]);
+      largest = Math.max(largest, share);
+      shares.add(String.format(Locale.ROOT, "%.0f%%", 100 * share));
+    }
+    System.out.printf(Locale.ROOT, "warm-up round %d: %sJIT compiler %s of the process's CPU, slice by slice%n", number,
+        who, String.join(" / ", shares));
+    return largest;
   }
 
   /**
@@ -447,21 +495,19 @@ public final class Bench {
           () -> load(256, n -> retrieve(uniqueQuestion()), slice),
           () -> load(64, n -> retrieve(cachedQuestion(n)), slice),
           () -> load(256, n -> retrieve(cachedQuestion(n)), slice));
-      // the peer first, so the service's first row follows its own warm-up: left idle for the peer's
-      // minute of warm-up, JDK 17's code cache sweeper threw out compiled code of the service, and the
-      // first row paid for compiling it again (C2 at 0.03-0.08 ms a request in that row alone)
-      int peerRounds = 0;
       if (peer != null) {
-        measure(peer, PEER_PORT);
+        int rounds = warmUpInTurns(round, peer);
+        realisticRows.set(2, realisticRows.get(2) + String.format(Locale.ROOT, " Warm-up: %d rounds each, the peer's"
+            + " and the service's in turns, of new and repeated questions at 64 and 256 clients, %d s each, until"
+            + " the JIT compiler used under %d%% of each process's CPU in every slice of a pair of rounds.", rounds,
+            slice.toSeconds(), settledPercent()));
+      } else {
+        measure(service, SERVICE_PORT);
         warmUp(round);
-        peerRounds = warmUpRounds;
+        realisticRows.set(2, realisticRows.get(2) + String.format(Locale.ROOT, " Warm-up: %d rounds of new and"
+            + " repeated questions at 64 and 256 clients, %d s each, until the JIT compiler used under %d%% of the"
+            + " service's CPU in every slice of a round.", warmUpRounds, slice.toSeconds(), settledPercent()));
       }
-      measure(service, SERVICE_PORT);
-      warmUp(round);
-      int serviceRounds = warmUpRounds;
-      realisticRows.set(2, realisticRows.get(2) + String.format(Locale.ROOT, " Warm-up: %d rounds (service), %d (peer)"
-          + " of new and repeated questions at 64 and 256 clients, %d s each, until the JIT compiler used under 5%% of"
-          + " that process's CPU in each of a round's slices.", serviceRounds, peerRounds, slice.toSeconds()));
       List<String> loopRows = new ArrayList<>();
       // bench.repeats: the four rows again, in turns, to tell a change from the spread between slices of one run
       int repeats = Math.max(1, Integer.getInteger("bench.repeats", 1));

@@ -274,11 +274,8 @@ class QdrantFailoverTest {
   @DisplayName("a node that holds a search to its deadline and leaves a probe unanswered too is out of the rotation until a probe answers")
   void stalledNodeLeavesTheRotation() {
     // calls get 600 ms, so the held one ends at its deadline long before the node would answer
-    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(100), Duration.ofMillis(600));
-    await(store.search(search()));
-    QdrantTestServer stalled = nodes.get(1);
+    QdrantTestServer stalled = storeWithAStalledNode(Duration.ofMillis(600));
     int before = stalled.callCount("Query");
-    stalled.delay(Duration.ofSeconds(5)); // its probes too: none answers within the probe's 600 ms
 
     long until = System.nanoTime() + Duration.ofSeconds(2).toNanos(); // three of its deadlines and more
     int searches = 0;
@@ -295,10 +292,7 @@ class QdrantFailoverTest {
   @Test
   @DisplayName("a node that leaves a write unanswered for all of qdrant.timeout_ms, and a probe too, gets no more writes")
   void stalledNodeGetsNoMoreWrites() {
-    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(100), Duration.ofMillis(400));
-    await(store.search(search()));
-    QdrantTestServer stalled = nodes.get(1);
-    stalled.delay(Duration.ofSeconds(5)); // its probes too
+    QdrantTestServer stalled = storeWithAStalledNode(Duration.ofMillis(400));
     List<ErrorCode> failures = new ArrayList<>();
     for (int i = 0; i < 12; i++) {
       var write = store.upsert("docs", List.of(new Point(UUID.randomUUID().toString(), new float[] {0, 1},
@@ -384,6 +378,18 @@ class QdrantFailoverTest {
     await(store.upsert("docs", List.of(new Point(UUID.randomUUID().toString(), new float[] {0, 1},
         new JsonObject().put("text", "new"))), in(Duration.ofSeconds(2))));
     assertThat(nodes.stream().mapToInt(node -> node.callCount("Upsert")).sum()).isEqualTo(1);
+  }
+
+  /**
+   * A store whose calls get {@code timeout}, after one search answered, with its second node then
+   * holding every call for 5 s, its probes too.
+   */
+  private QdrantTestServer storeWithAStalledNode(Duration timeout) {
+    store = store(AppConfig.Circuit.DISABLED, Duration.ofSeconds(10), Duration.ofMillis(100), timeout);
+    await(store.search(search()));
+    QdrantTestServer stalled = nodes.get(1);
+    stalled.delay(Duration.ofSeconds(5));
+    return stalled;
   }
 
   private QdrantVectorStore store(AppConfig.Circuit circuit, Duration resolveEvery) {

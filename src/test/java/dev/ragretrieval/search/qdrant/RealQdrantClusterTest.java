@@ -227,10 +227,8 @@ class RealQdrantClusterTest {
   @DisplayName("with replication factor 1, a node down is a 503 that names the collection and the cause, and other collections still answer")
   void replicationFactorOne() throws Exception {
     AppConfig.Qdrant q = config.qdrant();
-    AppConfig.Qdrant fragileConfig = new AppConfig.Qdrant(q.host(), q.grpcPort(), q.apiKey(), q.tls(), q.caCert(),
-        q.collection(), q.collections(), q.timeout(), q.maxAttempts(), q.circuit(),
-        new AppConfig.Layout(java.util.OptionalInt.of(3), java.util.OptionalInt.of(1), java.util.OptionalInt.empty(),
-            false, AppConfig.Quantization.NONE), q.writeOrdering(), q.readConsistency(), q.failover());
+    AppConfig.Qdrant fragileConfig = qdrant(q.host(), q.timeout(), new AppConfig.Layout(java.util.OptionalInt.of(3),
+        java.util.OptionalInt.of(1), java.util.OptionalInt.empty(), false, AppConfig.Quantization.NONE), q.failover());
     QdrantVectorStore fragileStore = new QdrantVectorStore(service, fragileConfig, RagMetrics.detached());
     try {
       Ingestor ingestor = new Ingestor(service, fragileStore, new EmbeddingClient(service)::embed, Progress.NONE);
@@ -268,11 +266,8 @@ class RealQdrantClusterTest {
     String name = "qdrant-slow-node.cluster.test";
     dns.set(name, "127.0.0.1", "127.0.0.3", "127.0.0.4");
     AppConfig.Qdrant q = config.qdrant();
-    AppConfig.Failover hedged = new AppConfig.Failover(q.failover().resolveInterval(), q.failover().probeInterval(),
-        Duration.ofMillis(300));
-    QdrantVectorStore slowStore = new QdrantVectorStore(service, new AppConfig.Qdrant(Optional.of(name), q.grpcPort(),
-        q.apiKey(), q.tls(), q.caCert(), q.collection(), q.collections(), q.timeout(), q.maxAttempts(), q.circuit(),
-        q.layout(), q.writeOrdering(), q.readConsistency(), hedged), RagMetrics.detached());
+    QdrantVectorStore slowStore = new QdrantVectorStore(service,
+        qdrant(Optional.of(name), q.timeout(), q.layout(), hedgedAfter300Ms()), RagMetrics.detached());
     Random random = new Random(7);
     try {
       for (int i = 0; i < 6; i++) {
@@ -315,10 +310,8 @@ class RealQdrantClusterTest {
     AppConfig.Qdrant q = config.qdrant();
     // two seconds a call, so the held call's deadline comes within the test
     RagMetrics metrics = RagMetrics.detached();
-    QdrantVectorStore stoppedStore = new QdrantVectorStore(service, new AppConfig.Qdrant(q.host(), q.grpcPort(),
-        q.apiKey(), q.tls(), q.caCert(), q.collection(), q.collections(), Duration.ofSeconds(2), q.maxAttempts(),
-        q.circuit(), q.layout(), q.writeOrdering(), q.readConsistency(), new AppConfig.Failover(
-            q.failover().resolveInterval(), q.failover().probeInterval(), Duration.ofMillis(300))), metrics);
+    QdrantVectorStore stoppedStore = new QdrantVectorStore(service,
+        qdrant(q.host(), Duration.ofSeconds(2), q.layout(), hedgedAfter300Ms()), metrics);
     SocketAddress node2 = SocketAddress.inetSocketAddress(cluster.grpcPort(), "127.0.0.2");
     Random random = new Random(11);
     boolean stopped = false;
@@ -383,6 +376,20 @@ class RealQdrantClusterTest {
     assertThat(summary.upserted()).isEqualTo(bookChunks);
     awaitAllReplicasActive();
     assertThat(countExact()).isEqualTo(before + bookChunks);
+  }
+
+  /** The suite's Qdrant settings with another host, call timeout, layout or failover. */
+  private static AppConfig.Qdrant qdrant(Optional<String> host, Duration timeout, AppConfig.Layout layout,
+      AppConfig.Failover failover) {
+    AppConfig.Qdrant q = config.qdrant();
+    return new AppConfig.Qdrant(host, q.grpcPort(), q.apiKey(), q.tls(), q.caCert(), q.collection(), q.collections(),
+        timeout, q.maxAttempts(), q.circuit(), layout, q.writeOrdering(), q.readConsistency(), failover);
+  }
+
+  /** The suite's failover timings, with reads hedged after 300 ms (the service's default; the suite sets none). */
+  private static AppConfig.Failover hedgedAfter300Ms() {
+    AppConfig.Failover f = config.qdrant().failover();
+    return new AppConfig.Failover(f.resolveInterval(), f.probeInterval(), Duration.ofMillis(300));
   }
 
   private static SearchRequest search(Random random) {
