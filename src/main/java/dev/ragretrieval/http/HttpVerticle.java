@@ -10,6 +10,7 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -65,12 +66,12 @@ public final class HttpVerticle extends VerticleBase {
     router.route().failureHandler(FailureHandler.create(http.bodyLimitBytes(), metrics));
     router.route().handler(cors(http.corsOrigins()));
 
-    router.get("/health/live").handler(HealthHandler.live(metrics));
-    router.get("/health/ready").handler(HealthHandler.ready(shared.readiness, shared.gate, metrics));
+    get(router, "/health/live").handler(HealthHandler.live(metrics));
+    get(router, "/health/ready").handler(HealthHandler.ready(shared.readiness, shared.gate, metrics));
     if (shared.metricsHandler != null) {
-      router.get("/metrics").handler(shared.metricsHandler);
+      get(router, "/metrics").handler(shared.metricsHandler);
     }
-    router.get("/openapi.yaml").handler(OpenApiHandler.create(openApi));
+    get(router, "/openapi.yaml").handler(OpenApiHandler.create(openApi));
 
     router.route("/v1/*")
         .handler(RequestIdHandler.create(metrics))
@@ -82,13 +83,21 @@ public final class HttpVerticle extends VerticleBase {
     router.get("/v1/retrieve/stream").handler(StreamHandler.create(service, metrics));
     jsonPost(router, "/v1/context", json, body, ContextHandler.create(service, metrics));
     jsonPost(router, "/v1/retrieve/batch", json, body, BatchHandler.create(service, metrics));
-    router.get("/v1/facets").handler(FacetsHandler.create(service, metrics));
-    router.get("/v1/collections").handler(CollectionsHandler.create(service, metrics));
-    router.get("/docs").handler(new ApiDocsPage(vertx));
+    get(router, "/v1/facets").handler(FacetsHandler.create(service, metrics));
+    get(router, "/v1/collections").handler(CollectionsHandler.create(service, metrics));
+    get(router, "/docs").handler(new ApiDocsPage(vertx));
 
     router.route().handler(StaticHandler.create("webroot").setCachingEnabled(true));
     router.route().handler(NotFoundHandler.create(metrics));
     return router;
+  }
+
+  /**
+   * GET, and HEAD: the same status and headers without the body, which vert.x leaves out of the
+   * answer to a HEAD request (RFC 9110 section 9.3.2; monitors and load balancers send it).
+   */
+  private static Route get(Router router, String path) {
+    return router.get(path).method(HttpMethod.HEAD);
   }
 
   /**

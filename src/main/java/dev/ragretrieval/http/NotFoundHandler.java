@@ -8,9 +8,11 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import java.util.List;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
-/** The last handler: 405 with the allowed method for a known path, 404 for anything else. */
+/** The last handler: 405 with the allowed methods for a known path, 404 for anything else. */
 final class NotFoundHandler implements Handler<RoutingContext> {
 
   private static final Pattern CONTROL_CHARS = Pattern.compile("\\p{Cntrl}");
@@ -27,12 +29,13 @@ final class NotFoundHandler implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    HttpMethod allowed = ApiRoutes.allowed(ctx.normalizedPath());
-    if (allowed != null && !allowed.equals(ctx.request().method())) {
-      ctx.response().putHeader(HttpHeaders.ALLOW, allowed.name());
+    List<HttpMethod> allowed = ApiRoutes.allowed(ctx.normalizedPath());
+    if (allowed != null && !allowed.contains(ctx.request().method())) {
+      String allow = allowed.stream().map(HttpMethod::name).collect(Collectors.joining(", "));
+      ctx.response().putHeader(HttpHeaders.ALLOW, allow);
       Exchange.of(ctx, metrics).fail(new ServiceException(ErrorCode.INVALID_REQUEST,
-          ctx.request().method().name() + " is not supported here; use " + allowed.name(),
-          new JsonObject().put("allow", allowed.name())), 405);
+          ctx.request().method().name() + " is not supported here; use " + allowed.get(0).name(),
+          new JsonObject().put("allow", allow)), 405);
       return;
     }
     Exchange.of(ctx, metrics).fail(new ServiceException(ErrorCode.NOT_FOUND, "no such path: " + safePath(ctx)));

@@ -98,6 +98,26 @@ class ErrorContractTest {
     HttpResponse<Buffer> wrongMethod = await(stack.client.get("/v1/retrieve").send());
     assertError(wrongMethod, 405, "INVALID_REQUEST");
     assertThat(wrongMethod.getHeader("Allow")).isEqualTo("POST");
+    HttpResponse<Buffer> put = await(stack.client.put("/v1/collections").send());
+    assertError(put, 405, "INVALID_REQUEST");
+    assertThat(put.getHeader("Allow")).isEqualTo("GET, HEAD");
+    HttpResponse<Buffer> headOfStream = await(stack.client.head("/v1/retrieve/stream?query=q").send());
+    assertThat(headOfStream.statusCode()).isEqualTo(405);
+    assertThat(headOfStream.getHeader("Allow")).isEqualTo("GET");
+  }
+
+  @Test
+  @DisplayName("HEAD on a GET path: the GET's status and headers, no body")
+  void head(Vertx vertx) {
+    start(vertx, Map.of());
+    for (String path : new String[] {"/health/live", "/health/ready", "/v1/collections", "/openapi.yaml"}) {
+      HttpResponse<Buffer> get = await(stack.client.get(path).send());
+      HttpResponse<Buffer> head = await(stack.client.head(path).send());
+      assertThat(head.statusCode()).as(path).isEqualTo(200).isEqualTo(get.statusCode());
+      assertThat(head.getHeader("Content-Type")).as(path).isEqualTo(get.getHeader("Content-Type"));
+      assertThat(head.body()).as(path).isNull();
+      assertThat(get.body().length()).as(path).isPositive();
+    }
   }
 
   @Test
