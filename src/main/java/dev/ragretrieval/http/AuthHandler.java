@@ -24,12 +24,19 @@ final class AuthHandler implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    if (!auth.required() || auth.accepts(ApiKeyAuth.presented(
-        ctx.request().getHeader(HttpHeaders.AUTHORIZATION), ctx.request().getHeader("X-API-Key")))) {
+    if (!auth.required()) {
       ctx.next();
       return;
     }
-    Exchange.of(ctx, metrics).fail(new ServiceException(ErrorCode.UNAUTHORIZED,
-        "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"));
+    String presented = ApiKeyAuth.presented(ctx.request().getHeader(HttpHeaders.AUTHORIZATION),
+        ctx.request().getHeader("X-API-Key"));
+    if (auth.accepts(presented)) {
+      ctx.next();
+      return;
+    }
+    // a caller who sent a key learns that it is the key, not the header, that is wrong (never which key)
+    Exchange.of(ctx, metrics).fail(new ServiceException(ErrorCode.UNAUTHORIZED, presented == null
+        ? "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'"
+        : "the API key is not valid"));
   }
 }

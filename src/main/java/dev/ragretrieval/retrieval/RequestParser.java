@@ -170,7 +170,7 @@ public final class RequestParser {
       throw invalid("'" + key + "' must be a string", field(key));
     }
     String query = withoutControl(text).strip();
-    if (query.isEmpty()) {
+    if (invisible(query)) {
       throw new ServiceException(ErrorCode.EMPTY_QUERY, "'" + key + "' must not be blank", field(key));
     }
     int length = query.codePointCount(0, query.length());
@@ -203,6 +203,23 @@ public final class RequestParser {
       }
     }
     return kept.toString();
+  }
+
+  /**
+   * True when {@code query} shows nothing: empty, or only spaces that strip() keeps (no-break, ideographic
+   * ...) and zero-width format characters (U+200B, U+FEFF, joiners). Embedded, such a query matches
+   * chunks at random. A question's first character usually ends the look.
+   */
+  private static boolean invisible(String query) {
+    for (int i = 0; i < query.length(); ) {
+      int c = query.codePointAt(i);
+      int type = Character.getType(c);
+      if (type != Character.FORMAT && type != Character.SPACE_SEPARATOR && !Character.isWhitespace(c)) {
+        return false;
+      }
+      i += Character.charCount(c);
+    }
+    return true;
   }
 
   /** A control character other than tab and line breaks: a query of only these is blank. */

@@ -108,6 +108,17 @@ class RequestParserTest {
   }
 
   @Test
+  @DisplayName("a query of only invisible characters (no-break spaces, zero-width spaces and joiners, BOM) is EMPTY_QUERY; inside a question they stay")
+  void invisibleOnly() {
+    assertCode(() -> parser.parse(new JsonObject().put("query", "\u200b\u200b")), ErrorCode.EMPTY_QUERY, "query");
+    assertCode(() -> parser.parse(new JsonObject().put("query", " \u00a0\u3000\ufeff\u200d\u2060 ")),
+        ErrorCode.EMPTY_QUERY, "query");
+    assertThat(parser.parse(new JsonObject().put("query", "\u200bnodes")).query()).isEqualTo("\u200bnodes");
+    assertThat(parser.parse(new JsonObject().put("query", "\ud83d\udc69\u200d\ud83d\udcbb")).query())
+        .isEqualTo("\ud83d\udc69\u200d\ud83d\udcbb"); // an emoji joined by U+200D is a question
+  }
+
+  @Test
   @DisplayName("a query of only control characters is EMPTY_QUERY")
   void controlCharactersOnly() {
     assertCode(() -> parser.parse(body("{\"query\": \"\\u0000\\u0007 \\u001b\"}")), ErrorCode.EMPTY_QUERY, "query");
