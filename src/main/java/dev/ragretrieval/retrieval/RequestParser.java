@@ -206,8 +206,8 @@ public final class RequestParser {
   }
 
   /**
-   * True when {@code query} shows nothing: empty, or only spaces that strip() keeps (no-break, ideographic
-   * ...) and zero-width format characters (U+200B, U+FEFF, joiners). Embedded, such a query matches
+   * True when {@code query} shows nothing: empty, or only spaces that strip() keeps (no-break ones)
+   * and zero-width format characters (U+200B, U+FEFF, joiners). Embedded, such a query matches
    * chunks at random. A question's first character usually ends the look.
    */
   private static boolean invisible(String query) {
