@@ -1,6 +1,8 @@
 package dev.ragretrieval.cli;
 
+import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.retrieval.RequestParser;
 import dev.ragretrieval.retrieval.ResultJson;
 import dev.ragretrieval.retrieval.RetrievalRequest;
 import dev.ragretrieval.retrieval.RetrievalService;
@@ -12,6 +14,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -87,11 +91,17 @@ public final class QueryCommand implements Callable<Integer> {
   }
 
   private JsonObject local(JsonObject body) {
-    try (Services services = Services.startReadOnly(cli)) {
+    AtomicReference<RetrievalRequest> request = new AtomicReference<>();
+    // checked as soon as the settings are read: a usage error does not wait for the local model and
+    // the sample book (about 10 s on a first run), nor print their progress before its one line
+    UnaryOperator<AppConfig> check = config -> {
+      request.set(usage(() -> new RequestParser(config.retrieval(), config.qdrant()).parse(body)));
+      return config;
+    };
+    try (Services services = Services.start(cli, true, true, check)) {
       RetrievalService service = new RetrievalService(services.embeddings(), services.store(), services.config);
-      RetrievalRequest request = usage(() -> Services.await(service.validate(body), Duration.ofSeconds(5)));
       return ResultJson.result(Services.await(
-          service.retrieve(request, UUID.randomUUID().toString(), deadline(services)), Duration.ofMinutes(2)));
+          service.retrieve(request.get(), UUID.randomUUID().toString(), deadline(services)), Duration.ofMinutes(2)));
     }
   }
 

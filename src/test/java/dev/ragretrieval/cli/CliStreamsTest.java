@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -50,8 +51,12 @@ class CliStreamsTest {
   record Run(int code, String out, String err, String stdout, String stderr) {}
 
   private static Run run(String... args) {
+    return run(dataDir, args);
+  }
+
+  private static Run run(Path data, String... args) {
     Map<String, String> env = new HashMap<>();
-    env.put("RAG_DATA_DIR", dataDir.toString());
+    env.put("RAG_DATA_DIR", data.toString());
     env.put("EMBEDDING_PROVIDER", "cohere");
     env.put("COHERE_API_KEY", "streams-key");
     env.put("COHERE_BASE_URL", cohere.baseUrl());
@@ -98,6 +103,17 @@ class CliStreamsTest {
       assertThat(r.code()).as(String.join(" ", args)).isEqualTo(2);
       assertThat(r.out()).isEmpty();
       assertThat(r.err().strip()).startsWith("error: ").doesNotContain("\n", "Exception");
+    }
+  }
+
+  @Test
+  @DisplayName("on a first run, a bad option is refused before the sample book is loaded: one line, and the store left empty")
+  void usageErrorBeforeTheSampleBook(@TempDir Path fresh) throws Exception {
+    Run r = run(fresh, "query", "nodes", "--top-k", "0");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().strip()).startsWith("error: -k/--top-k must be between 1 and").doesNotContain("\n");
+    try (var files = Files.list(fresh)) {
+      assertThat(files).as("nothing was written to the data folder").isEmpty();
     }
   }
 }
