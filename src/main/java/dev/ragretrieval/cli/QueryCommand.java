@@ -98,7 +98,7 @@ public final class QueryCommand implements Callable<Integer> {
       request.set(usage(() -> new RequestParser(config.retrieval(), config.qdrant()).parse(body)));
       return config;
     };
-    try (Services services = Services.start(cli, true, true, check)) {
+    try (Services services = Services.startReadOnly(cli, check)) {
       RetrievalService service = new RetrievalService(services.embeddings(), services.store(), services.config);
       return ResultJson.result(Services.await(
           service.retrieve(request.get(), UUID.randomUUID().toString(), deadline(services)), Duration.ofMinutes(2)));

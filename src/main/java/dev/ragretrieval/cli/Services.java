@@ -49,10 +49,10 @@ final class Services implements AutoCloseable {
    * For commands that only read (query, eval): the embedded store opens read-only, so they run
    * beside a server or an ingest on the same RAG_DATA_DIR and see each commit as it lands. An empty
    * store still gets the sample book, as a first {@code query} expects; that one write waits for
-   * no lock held long (writers hold the lock only while they write).
+   * no lock held long (writers hold the lock only while they write). {@code adjust} as below.
    */
-  static Services startReadOnly(CliEnvironment cli) {
-    return start(cli, true, true);
+  static Services startReadOnly(CliEnvironment cli, UnaryOperator<AppConfig> adjust) {
+    return start(cli, true, true, adjust);
   }
 
   /** {@code readOnly}: the embedded store refuses writes once the sample book (if asked) is in. */
@@ -60,7 +60,7 @@ final class Services implements AutoCloseable {
     return start(cli, sampleBook, readOnly, UnaryOperator.identity());
   }
 
-  /** {@code adjust}: what the command changes in the loaded settings before anything starts. */
+  /** {@code adjust}: what the command changes in, or checks against, the loaded settings before anything starts. */
   static Services start(CliEnvironment cli, boolean sampleBook, boolean readOnly, UnaryOperator<AppConfig> adjust) {
     Vertx vertx = Vertx.vertx();
     Services services = null;
