@@ -1,6 +1,7 @@
 package dev.ragretrieval.app;
 
 import static dev.ragretrieval.testing.Await.await;
+import static dev.ragretrieval.testing.Await.onLoop;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ragretrieval.testing.TestStack;
@@ -137,8 +138,8 @@ class ErrorContractTest {
 
     HttpClient http = vertx.createHttpClient();
     try {
-      Map.Entry<Integer, Buffer> chunked = await(http.request(new RequestOptions().setMethod(HttpMethod.POST)
-              .setHost("127.0.0.1").setPort(stack.app.httpPort()).setURI("/v1/retrieve"))
+      Map.Entry<Integer, Buffer> chunked = await(onLoop(vertx, () -> http.request(new RequestOptions()
+              .setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(stack.app.httpPort()).setURI("/v1/retrieve"))
           .compose(request -> {
             request.setChunked(true).putHeader("Content-Type", "application/json");
             for (int i = 0; i < 5; i++) {
@@ -146,7 +147,7 @@ class ErrorContractTest {
             }
             request.end();
             return request.response().compose(r -> r.body().map(b -> Map.entry(r.statusCode(), b)));
-          }));
+          })));
       assertThat(chunked.getKey()).isEqualTo(413);
       assertThat(new JsonObject(chunked.getValue()).getJsonObject("error").getString("code")).isEqualTo("PAYLOAD_TOO_LARGE");
     } finally {

@@ -1,5 +1,6 @@
 package dev.ragretrieval.bench;
 
+import dev.ragretrieval.testing.Await;
 import dev.ragretrieval.testing.TestStack;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
@@ -955,10 +956,10 @@ public final class Bench {
     Exception last = null;
     for (int attempt = 0; attempt < 3; attempt++) {
       try {
-        return http.request(HttpMethod.GET, CONTROL_PORT, "127.0.0.1", "/counts")
+        return Await.onLoop(vertx, () -> http.request(HttpMethod.GET, CONTROL_PORT, "127.0.0.1", "/counts")
             .compose(request -> request.send())
             .compose(response -> response.body())
-            .map(Buffer::toJsonObject)
+            .map(Buffer::toJsonObject))
             .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
       } catch (Exception e) {
         last = e; // a busy machine can starve the stand-ins' event loop for seconds
@@ -973,10 +974,10 @@ public final class Bench {
    */
   private JsonObject localModelCounts() {
     try {
-      String metrics = http.request(HttpMethod.GET, port, "127.0.0.1", "/metrics")
+      String metrics = Await.onLoop(vertx, () -> http.request(HttpMethod.GET, port, "127.0.0.1", "/metrics")
           .compose(request -> request.send())
           .compose(response -> response.body())
-          .map(Buffer::toString)
+          .map(Buffer::toString))
           .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
       JsonObject counts = new JsonObject();
       for (String line : metrics.split("\n")) {

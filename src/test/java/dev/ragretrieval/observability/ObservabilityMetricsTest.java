@@ -27,8 +27,9 @@ class ObservabilityMetricsTest {
   /**
    * The JDK's client, not a Vert.x one: twice in CI (2026-11-27) a GET sent through a Vert.x
    * HttpClient from the test thread, just after a second Vertx was created, was never answered, and
-   * the test waited out its 60 s (never reproduced locally, as with HttpEdgeTest before f515a74).
-   * What this class checks is the server's meters, whatever sends the requests.
+   * the test waited out its 60 s. The cause, found later: a Vert.x HttpClient exchange started off
+   * every event loop now and then reads the answer and never hands over its body (EventLoopLocal's
+   * comment has the counts). What this class checks is the server's meters, whatever sends the requests.
    */
   private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 

@@ -102,7 +102,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
     HttpClientOptions options = new HttpClientOptions().setKeepAlive(true).setVerifyHost(true);
     // a self-hosted endpoint behind a private CA; Cohere and OpenAI themselves need the JVM's store only
     config.caCert().ifPresent(cert -> options.setTrustOptions(new PemTrustOptions().addCertPath(cert.toString())));
-    this.clients = new EventLoopLocal<>(() -> vertx.createHttpClient(new HttpClientOptions(options),
+    this.clients = new EventLoopLocal<>(vertx, () -> vertx.createHttpClient(new HttpClientOptions(options),
         new PoolOptions().setHttp1MaxSize(CONNECTIONS_PER_LOOP)));
     this.upstream = new Upstream(vertx, metrics, Upstream.Kind.EMBEDDING, name, displayName,
         new Retry.Policy(config.maxAttempts(), config.initialBackoff(), config.maxBackoff()), config.circuit(),
@@ -220,7 +220,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
         .setURI(path)
         .setConnectTimeout(budget)
         .setIdleTimeout(budget);
-    return clients.get().request(options)
+    return clients.call(client -> client.request(options)
         .compose(request -> Spans.within(attemptSpan, () -> {
           request.putHeader(HttpHeaders.CONTENT_TYPE, JSON_TYPE)
               .putHeader(HttpHeaders.ACCEPT, JSON_TYPE)
@@ -230,7 +230,7 @@ public abstract class HttpEmbeddingProvider implements EmbeddingProvider {
           }
           // the body is asked for in the send's own callback, before any of it can arrive unheard
           return request.send(body).compose(response -> WholeBody.of(response).map(answer -> new Answer(response, answer)));
-        }))
+        })))
         .transform(sent -> {
           if (sent.failed()) {
             return Future.failedFuture(transportFailure(sent.cause()));

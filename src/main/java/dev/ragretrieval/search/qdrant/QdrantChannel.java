@@ -114,7 +114,7 @@ final class QdrantChannel {
     GrpcClientOptions grpc = new GrpcClientOptions()
         .setScheduleDeadlineAutomatically(true)
         .setMaxMessageSize(MAX_MESSAGE_BYTES);
-    this.clients = new EventLoopLocal<>(() -> GrpcClient.client(vertx, new GrpcClientOptions(grpc),
+    this.clients = new EventLoopLocal<>(vertx, () -> GrpcClient.client(vertx, new GrpcClientOptions(grpc),
         new HttpClientOptions(http)));
     long probeMillis = Math.max(1, Math.min(timeoutMillis, PROBE_TIMEOUT_MS));
     endpoints.probeWith(server -> probe(server, probeMillis));
@@ -291,7 +291,7 @@ final class QdrantChannel {
 
   /** A cheap call to one server: it succeeds when the server answers at all, even with an error status. */
   private Future<?> probe(SocketAddress server, long timeoutMillis) {
-    return clients.get().request(server, VxCollectionsGrpcClient.List)
+    return clients.call(client -> client.request(server, VxCollectionsGrpcClient.List)
         .compose(request -> {
           apiKey.ifPresent(key -> request.headers().set("api-key", key));
           request.timeout(timeoutMillis, TimeUnit.MILLISECONDS);
@@ -301,7 +301,7 @@ final class QdrantChannel {
           GrpcStatus status = response.status();
           return status == null || status == GrpcStatus.UNAVAILABLE
               ? Future.failedFuture("Qdrant at " + server + " is not serving") : Future.succeededFuture();
-        }));
+        })));
   }
 
   /**
@@ -322,7 +322,7 @@ final class QdrantChannel {
     return Spans.around(parent, method.serviceName().fullyQualifiedName() + "/" + method.methodName(),
         SpanKind.CLIENT, span -> {
           describe(span, method, server, collection);
-          return clients.get().request(server, method).compose(request -> {
+          return clients.call(client -> client.request(server, method).compose(request -> {
             apiKey.ifPresent(key -> request.headers().set("api-key", key));
             Spans.inject(span, request.headers());
             request.timeout(budget, TimeUnit.MILLISECONDS);
@@ -333,7 +333,7 @@ final class QdrantChannel {
                 .compose(response -> response.last()
                     .onSuccess(last -> span.setAttribute(Spans.RPC_GRPC_STATUS, (long) GrpcStatus.OK.code))
                     .recover(failure -> Future.failedFuture(statusFailure(span, response, failure, collection))));
-          });
+          }));
         })
         .recover(failure -> {
           if (failure instanceof Refused refused) {
