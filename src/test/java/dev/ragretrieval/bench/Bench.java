@@ -856,8 +856,10 @@ public final class Bench {
     request.apply(sent.incrementAndGet()).onComplete(outcome -> {
       if (outcome.succeeded() && outcome.result() == 200) {
         latencies.add(System.nanoTime() - start);
-      } else {
-        failures.incrementAndGet();
+      } else if (failures.incrementAndGet() == 1) {
+        // the first of a load's failures says what they were (the peer's, seen in some rows, said nothing in its log)
+        System.out.printf("a request to %s failed after %d ms: %s%n", measured == service ? "the service" : "the peer",
+            (System.nanoTime() - start) / 1_000_000, outcome.succeeded() ? "HTTP " + outcome.result() : outcome.cause());
       }
       next(request, end, sent, latencies, failures, done);
     });
