@@ -72,7 +72,8 @@ public final class Bench {
   private String[] topics = TOPICS;
 
   private final Vertx vertx = Vertx.vertx();
-  private final HttpClient http;
+  /** Made again for each process measured: see {@link #measure}. */
+  private volatile HttpClient http;
   private final Duration phase;
   private final long ticksPerSecond;
   private final AtomicLong unique = new AtomicLong(System.currentTimeMillis() % 1_000_000 * 1_000);
@@ -90,8 +91,7 @@ public final class Bench {
 
   private Bench(Duration phase) throws Exception {
     this.phase = phase;
-    this.http = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5000),
-        new PoolOptions().setHttp1MaxSize(600));
+    this.http = newClient();
     this.ticksPerSecond = Long.parseLong(run("getconf", "CLK_TCK").trim());
   }
 
@@ -728,6 +728,18 @@ public final class Bench {
   private void measure(Process process, int processPort) {
     measured = process;
     port = processPort;
+    // each load on connections of its own: a connection left idle while the other process was
+    // measured may be closed by its server just as the load sends on it. The peer's JDK HttpServer
+    // closes connections idle over 30 s, at a 10-s tick; the peer's failed requests in the first row
+    // of some runs (5 to 35) ended so: HttpClosedException, a few ms after they were sent.
+    HttpClient old = http;
+    http = newClient();
+    old.close();
+  }
+
+  private HttpClient newClient() {
+    return vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setConnectTimeout(5000),
+        new PoolOptions().setHttp1MaxSize(600));
   }
 
   /** The peer ({@code /work/shared/peer}): its class comment names the settings. */
