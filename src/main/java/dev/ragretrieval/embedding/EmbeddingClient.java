@@ -21,7 +21,7 @@ import java.util.List;
  * event loop, without the event bus. Given a coalescing window, the questions that one event loop
  * asks in one turn, or within the window while its last request is out, go to the verticle as one
  * request: an event-bus request costs a reply address, a timer and two hand-offs, about 4% of a
- * new question's CPU when each question made its own (bench/README.md, thirteenth pass).
+ * new question's CPU when each question made its own (bench/HISTORY.md, thirteenth pass).
  */
 public final class EmbeddingClient {
 

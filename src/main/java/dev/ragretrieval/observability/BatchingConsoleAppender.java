@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * The request log's appender: console lines gathered in a small buffer and written several at a
  * time, as web servers buffer their access logs. With one {@code write} call per line, on the
  * event loop that answered, the kernel took about 0.006 ms of the line's 0.014 ms of CPU
- * (bench/README.md, eighth and ninth passes). Lines still go out within {@link #setFlushMillis a second}, when the buffer
+ * (bench/HISTORY.md, eighth and ninth passes). Lines still go out within {@link #setFlushMillis a second}, when the buffer
  * fills, when the appender stops and when the JVM exits (SIGTERM, {@code System.exit}); a JVM
  * killed outright loses about that last second of request lines. Every other logger keeps logback's
  * {@code ConsoleAppender}, which writes each line at once.

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
  * arguments: real JSON fields with the JSON encoder, {@code key=value} pairs after the message on
  * a plain line ({@link StructuredFieldsConverter}). The message itself is only {@code "request"}:
  * with the fields in it as well, a JSON line carried each of them twice, and formatting and
- * escaping that copy took about 4% of a cached answer's samples (bench/README.md, ninth pass).
+ * escaping that copy took about 4% of a cached answer's samples (bench/HISTORY.md, ninth pass).
  * Headers are not part of an {@link Entry}, so API keys cannot reach this log; query text appears
  * only when {@code logging.log_query_text} is true.
  */

@@ -8,7 +8,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
  * Chunk texts escaped for JSON (UTF-8, as the generator escapes), kept by point id. A book has a
  * few thousand chunks and every answer carries five of them, so the same texts go out again and
  * again for different questions; escaping one took about 2 µs, 7.7% of the event loops' JFR
- * samples for new questions (bench/README.md, seventh pass). A kept text is used only when it
+ * samples for new questions (bench/HISTORY.md, seventh pass). A kept text is used only when it
  * equals the chunk's text now (one comparison of the two strings), so a payload changed in the
  * store, a truncated text or another collection's point with the same id is escaped anew.
  */

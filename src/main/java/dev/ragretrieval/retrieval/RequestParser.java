@@ -185,7 +185,7 @@ public final class RequestParser {
   /**
    * {@code text} without control characters other than tab, line feed and carriage return. Most
    * questions have none and are returned as they are: a regex's pass over every question took 2%
-   * of a cached answer's samples (bench/README.md, ninth pass).
+   * of a cached answer's samples (bench/HISTORY.md, ninth pass).
    */
   private static String withoutControl(String text) {
     int i = 0;

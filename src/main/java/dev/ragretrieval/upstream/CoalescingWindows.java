@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Why not a timer per window. A Netty NIO loop with a timer due within half a millisecond polls
  * without blocking until it is due ({@code NioIoHandler.select} rounds to whole milliseconds): 10
- * non-blocking {@code epoll_wait} calls a question at 64 clients (bench/README.md, sixth pass).
+ * non-blocking {@code epoll_wait} calls a question at 64 clients (bench/HISTORY.md, sixth pass).
  * A timer thread told of every window (the sixth to tenth passes) cost a wake-up of that thread
  * for most windows, and one of the loop for every window: on this project's two-core bench about
  * 5% of the service's CPU in that thread alone, and its futex and eventfd calls on the loops.
@@ -29,7 +29,7 @@ import java.util.concurrent.locks.LockSupport;
  * has not ended itself. Nor is the backstop a timer of the loop due half a length after the end,
  * cancelled when the loop ends the window: a loop going to sleep with that timer next woke before
  * it was due and polled the rest of the way, 6 {@code epoll_wait} calls a question instead of
- * under 1 (bench/README.md, sixteenth pass).
+ * under 1 (bench/HISTORY.md, sixteenth pass).
  */
 final class CoalescingWindows {
 
@@ -114,7 +114,7 @@ final class CoalescingWindows {
    * time of the windows it watches; a new window's time is later than that (windows of one
    * length), so it does not wake the thread. With nothing to watch, it sleeps until the next window
    * wakes it. (Looking again every millisecond instead, so that no window need wake it, cost more:
-   * bench/README.md, eleventh pass.)
+   * bench/HISTORY.md, eleventh pass.)
    */
   private static final class Backstop {
     private static final Queue<Window> WATCHED = new ConcurrentLinkedQueue<>();

@@ -236,7 +236,7 @@ public final class Bench {
    * warm-up at full rate) and until the JIT compiler used under {@link #JIT_SETTLED} of the
    * measured process's CPU in every slice of a round (at most 20 rounds). Judged slice by slice, not
    * over the round: a round's busy slices (repeated questions keep both cores busy) hid the compiler
-   * still at work on a light one, and it then took 8% of the first row (bench/README.md, seventh
+   * still at work on a light one, and it then took 8% of the first row (bench/HISTORY.md, seventh
    * pass). Under 5% a slice was not enough either: after a round at 3% / 2% / 0% / 0%, C2 still took
    * 5% of the first row (twenty-first pass).
    */

@@ -538,7 +538,7 @@ public final class QdrantVectorStore implements VectorStore {
    * pairs of ranks swapped between the lists (or hits at the same rank of one list each), so a
    * margin of a few hits covers them; the page never needs more than both lists together. Every
    * hit of the page comes with its payload, and parsing those was the largest part of a hybrid
-   * question once the vectors were gone (bench/README.md, twelfth pass): the margin is
+   * question once the vectors were gone (bench/HISTORY.md, twelfth pass): the margin is
    * {@value #HYBRID_MARGIN} hits (it was top_k + 10: a page of top_k x 2 + 10).
    */
   private static int hybridLimit(SearchRequest request) {
