@@ -39,7 +39,7 @@ public final class Settings {
           + " Trade-off: while the load is far below the CPUs, fewer instances cost less CPU a request (a busier"
           + " loop sleeps and wakes less often per request: on bench/'s 2 cores, one instance took about a fifth less"
           + " CPU for a new question at 64 clients than two), and at full load they serve fewer requests a second"
-          + " (about a fifth fewer at 256 clients)")
+          + " (about a fifth fewer at 256 clients, at the same or a higher CPU a request)")
       .shownAs("available processors"));
   public static final Setting MAX_IN_FLIGHT = add(integer("http.max_in_flight", "RAG_MAX_IN_FLIGHT", 256, 1, 1_000_000,
       "requests served at once; beyond it 503 `OVERLOADED` with `Retry-After`"));
