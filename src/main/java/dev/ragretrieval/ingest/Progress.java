@@ -19,9 +19,9 @@ public interface Progress {
    */
   record Counts(long done, long total, long skipped, long embedded, long textsSent) {
 
-    /** All chunks known are done (more may still come while pages are read). */
+    /** All chunks known are done (more may still come while pages are read); none known is not complete. */
     boolean complete() {
-      return done >= total;
+      return total > 0 && done >= total;
     }
   }
 
@@ -55,7 +55,7 @@ public interface Progress {
         if (terminal) {
           int width = 30;
           int filled = counts.total() == 0 ? 0 : (int) (counts.done() * width / counts.total());
-          out.print("\r[" + "#".repeat(filled) + ".".repeat(width - filled) + "] " + line(counts, start, now) + "   ");
+          out.print("\r[" + "#".repeat(filled) + ".".repeat(width - filled) + "] " + line(counts, start, now, false) + "   ");
           out.flush();
           drawn = true;
           return;
@@ -63,7 +63,7 @@ public interface Progress {
         lastPrinted = now - lastLine >= 1_000_000_000L || lastLine == Long.MIN_VALUE;
         if (lastPrinted) {
           lastLine = now;
-          out.println("ingest: " + line(counts, start, now));
+          out.println("ingest: " + line(counts, start, now, false));
           out.flush();
         }
       }
@@ -85,7 +85,7 @@ public interface Progress {
           out.flush();
           drawn = false;
         } else if (!terminal && last != null && !lastPrinted) {
-          out.println("ingest: " + line(last, start, nanoTime.getAsLong()));
+          out.println("ingest: " + line(last, start, nanoTime.getAsLong(), true));
           out.flush();
         }
       }
@@ -103,7 +103,7 @@ public interface Progress {
         long now = System.nanoTime();
         if (now - lastLine >= 5_000_000_000L || lastLine == Long.MIN_VALUE || counts.complete()) {
           lastLine = now;
-          log.info("{}: {}", what, line(counts, start, now));
+          log.info("{}: {}", what, line(counts, start, now, false));
         }
       }
 
@@ -117,12 +117,16 @@ public interface Progress {
   /**
    * "1200/2450 chunks done (800 unchanged), 400 texts embedded, 310.0 chunks/s, 3s elapsed, about
    * 4s left": the rate is of chunks embedded, and the time left is the chunks still to embed at it.
+   * Before the first page is chunked (0/0) it says "reading pages", not "done", unless
+   * {@code finished}.
    */
-  static String line(Counts c, long startNanos, long nowNanos) {
+  static String line(Counts c, long startNanos, long nowNanos, boolean finished) {
     double seconds = Math.max(0, nowNanos - startNanos) / 1e9;
     double rate = seconds > 0 ? c.embedded() / seconds : 0;
     long left = c.total() - c.done();
-    String eta = left <= 0 ? "done" : rate > 0 ? "about " + duration(left / rate) + " left" : "time left unknown";
+    String eta = finished || c.complete() ? "done"
+        : c.total() == 0 ? "reading pages"
+        : rate > 0 ? "about " + duration(left / rate) + " left" : "time left unknown";
     return String.format(Locale.ROOT, "%d/%d chunks done (%d unchanged), %d texts embedded, %.1f chunks/s, %s elapsed, %s",
         c.done(), c.total(), c.skipped(), c.textsSent(), rate, duration(seconds), eta);
   }

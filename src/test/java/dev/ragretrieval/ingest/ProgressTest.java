@@ -44,6 +44,23 @@ class ProgressTest {
   }
 
   @Test
+  @DisplayName("before the first page is chunked (0/0) a line says reading pages, not done; finishing says done")
+  void nothingChunkedYetIsNotDone() {
+    AtomicLong clock = new AtomicLong();
+    StringWriter out = new StringWriter();
+    Progress progress = Progress.console(new PrintWriter(out, true), false, clock::get);
+    progress.update(new Progress.Counts(0, 0, 0, 0, 0));
+    assertThat(out.toString().strip()).endsWith("0s elapsed, reading pages");
+    clock.set(SECOND / 2);
+    progress.update(new Progress.Counts(0, 0, 0, 0, 0)); // within the second: not printed
+    clock.set(2 * SECOND);
+    progress.finish(); // a run that found nothing to chunk is over: its last line says so
+    assertThat(out.toString().lines()).hasSize(2).last().asString().endsWith("2s elapsed, done");
+    assertThat(new Progress.Counts(0, 0, 0, 0, 0).complete()).isFalse();
+    assertThat(new Progress.Counts(5, 5, 0, 5, 5).complete()).isTrue();
+  }
+
+  @Test
   @DisplayName("a notice gets a line of its own, also between redrawn bars on a terminal")
   void noticeOnItsOwnLine() {
     StringWriter out = new StringWriter();
