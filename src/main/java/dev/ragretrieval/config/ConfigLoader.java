@@ -89,7 +89,7 @@ public final class ConfigLoader {
     for (Setting setting : Settings.all()) {
       String value = setting.env() == null ? null : env.get(setting.env());
       if (value != null && !value.isBlank()) {
-        put(tree, setting.path(), setting.kind() == Setting.Kind.LIST ? splitList(value) : value.trim());
+        put(tree, setting.path(), setting.kind() == Setting.Kind.LIST ? items(setting.env(), value) : value.trim());
       }
     }
     return parse(new Values(tree));
@@ -450,7 +450,11 @@ public final class ConfigLoader {
 
     @SuppressWarnings("unchecked")
     List<String> list(Setting setting) {
-      return strings(raw(setting), (List<String>) setting.defaultValue());
+      Object value = raw(setting);
+      if (value instanceof String text && !text.isBlank()) {
+        items(setting.path(), text); // a YAML string of only commas is the same mistake as such a variable
+      }
+      return strings(value, (List<String>) setting.defaultValue());
     }
 
     JsonObject mapping(Setting setting) {
@@ -486,6 +490,20 @@ public final class ConfigLoader {
     private static String choices(List<String> choices) {
       return String.join(", ", choices.subList(0, choices.size() - 1)) + " or " + choices.get(choices.size() - 1);
     }
+  }
+
+  /**
+   * The comma-separated items of a list setting that is set: a value of only commas and spaces is
+   * refused rather than read as an empty list, which for RAG_API_KEYS would serve without keys.
+   * The value is not echoed (it may be a secret's).
+   */
+  private static JsonArray items(String name, String value) {
+    JsonArray items = splitList(value);
+    if (items.isEmpty()) {
+      throw new ConfigException(name + " is set but names nothing (only commas and spaces): give the values"
+          + " comma-separated, or leave it unset");
+    }
+    return items;
   }
 
   private static JsonArray splitList(String value) {
