@@ -138,8 +138,8 @@ public final class IngestCommand implements Callable<Integer> {
           + " (named above); run the same command again to complete the job");
     }
     if (permanent > 0) {
-      cli.err().println("error: " + Ingestor.plural(permanent, "page") + " could not be fetched (see 'failed:' above);"
-          + " running again will not change that: fix the links or remove them from the sitemap");
+      cli.err().println("error: " + Ingestor.plural(permanent, "page") + " could not be fetched or read (see 'failed:'"
+          + " above); running again will not change that: fix the links or remove them from the sitemap");
     }
     if (output != null) {
       writeJson(summary, fetchFailures);
@@ -200,7 +200,7 @@ public final class IngestCommand implements Callable<Integer> {
     if (Files.isDirectory(path)) {
       return MarkdownFolder.read(path, baseUrl);
     }
-    String text = Files.readString(path, StandardCharsets.UTF_8);
+    String text = MarkdownFolder.readText(path, path.toString());
     return List.of(MarkdownReader.read(path.getFileName().toString(), text, null, baseUrl));
   }
 }

@@ -1,9 +1,12 @@
 package dev.ragretrieval.ingest;
 
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,11 +41,25 @@ public final class MarkdownFolder {
         return null;
       }
       try {
-        return Files.readString(file, StandardCharsets.UTF_8);
+        return readText(file, relative);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }, baseUrl);
+  }
+
+  /**
+   * A page file's text. A file that is not UTF-8 (another encoding, or binary data named .md) stops
+   * the run before anything is written, naming the file ({@code shown}), instead of the decoder's
+   * bare "Input length = 1".
+   */
+  public static String readText(Path file, String shown) throws IOException {
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8);
+    } catch (CharacterCodingException e) {
+      throw new ServiceException(ErrorCode.INVALID_REQUEST,
+          shown + " is not UTF-8 text: save it as UTF-8, or move it out of the folder");
+    }
   }
 
   /**

@@ -189,7 +189,7 @@ public final class SiteCrawler implements AutoCloseable {
       }
       String url = urls.get(i);
       // the page is read (parsed) by the ingest, and only when its fingerprint says it changed
-      fetch(url)
+      fetchPage(url)
           .compose(html -> vertx.executeBlocking(() -> SourcePage.html(url, html), false))
           .onComplete(done -> {
             boolean pause = false;
@@ -293,7 +293,7 @@ public final class SiteCrawler implements AutoCloseable {
       return;
     }
     String url = urls.get(i);
-    fetch(url)
+    fetchPage(url)
         .compose(html -> vertx.executeBlocking(() -> HtmlReader.read(url, html), false))
         .onSuccess(page -> read[i] = page)
         .onFailure(err -> {
@@ -303,7 +303,36 @@ public final class SiteCrawler implements AutoCloseable {
         .onComplete(ignored -> fetchNext(urls, read, failures, next, laneDone));
   }
 
+  /** Media types read as pages; a response without a Content-Type is read as HTML too. */
+  private static final Set<String> PAGE_TYPES = Set.of("text/html", "application/xhtml+xml", "text/plain");
+
+  /**
+   * A page's HTML. A sitemap may also list PDFs, images or archives: their bytes are not text, so such
+   * a page fails for good (running again gives the same type), named with its type, and stores nothing.
+   */
+  private Future<String> fetchPage(String url) {
+    return get(url).compose(response -> {
+      String type = response.getHeader("Content-Type");
+      String media = type == null ? "" : type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
+      if (!media.isEmpty() && !PAGE_TYPES.contains(media)) {
+        return Future.failedFuture(ServiceException.permanent(ErrorCode.UPSTREAM_ERROR,
+            "fetching " + url + " answered " + media + ", not an HTML page (only HTML pages are ingested)"));
+      }
+      return Future.succeededFuture(text(response));
+    });
+  }
+
   private Future<String> fetch(String url) {
+    return get(url).map(SiteCrawler::text);
+  }
+
+  private static String text(HttpResponse<Buffer> response) {
+    String body = response.bodyAsString("UTF-8");
+    return body == null ? "" : body;
+  }
+
+  /** A 2xx response, or a failure that says whether running again may help. */
+  private Future<HttpResponse<Buffer>> get(String url) {
     URI uri;
     try {
       uri = URI.create(url);
@@ -325,8 +354,7 @@ public final class SiteCrawler implements AutoCloseable {
             return Future.failedFuture(retryable ? new ServiceException(ErrorCode.UPSTREAM_ERROR, message)
                 : ServiceException.permanent(ErrorCode.UPSTREAM_ERROR, message));
           }
-          String body = response.bodyAsString("UTF-8");
-          return Future.succeededFuture(body == null ? "" : body);
+          return Future.succeededFuture(response);
         });
   }
 

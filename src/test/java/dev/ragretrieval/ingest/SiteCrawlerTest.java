@@ -74,6 +74,17 @@ class SiteCrawlerTest {
             </urlset>""".formatted(base));
         case "/docs/module-1-ros2/nodes" -> req.response().putHeader("content-type", "text/html").end(nodes);
         case "/docs/module-2-simulation/sim-to-real/" -> req.response().putHeader("content-type", "text/html").end(sim);
+        case "/mixed.xml" -> req.response().putHeader("content-type", "application/xml").end("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+              <url><loc>%1$s/docs/charset</loc></url>
+              <url><loc>%1$s/files/manual.pdf</loc></url>
+              <url><loc>%1$s/docs/untyped</loc></url>
+            </urlset>""".formatted(base));
+        case "/docs/charset" -> req.response().putHeader("content-type", "Text/HTML; charset=UTF-8").end(sim);
+        case "/files/manual.pdf" -> req.response().putHeader("content-type", "application/pdf")
+            .end(io.vertx.core.buffer.Buffer.buffer(new byte[] {'%', 'P', 'D', 'F', '-', '1', '.', '4', 0, 1, 2}));
+        case "/docs/untyped" -> req.response().end(nodes);
         default -> req.response().setStatusCode(404).end("not found");
       }
     }).listen(0, "127.0.0.1").onComplete(test.succeeding(s -> {
@@ -157,6 +168,27 @@ class SiteCrawlerTest {
       assertThat(chunks).hasSize(3);
       assertThat(chunks.get(1).payload().getString("section")).isEqualTo("What Is a Node");
       assertThat(chunks.get(1).payload().getString("source_type")).isEqualTo("html");
+      test.completeNow();
+    })));
+  }
+
+  @Test
+  @DisplayName("a listed PDF is not read as a page: it fails for good, named with its type; HTML with a charset"
+      + " and a page without a Content-Type are read")
+  void nonHtmlIsNotAPage(VertxTestContext test) {
+    List<Page> taken = new java.util.ArrayList<>();
+    crawler.crawl(base + "/mixed.xml").compose(result -> {
+      test.verify(() -> {
+        assertThat(result.pages()).extracting(Page::pageTitle).containsExactly("Sim to Real", "Nodes and Topics");
+        assertThat(result.failures()).containsExactly(base + "/files/manual.pdf: fetching " + base
+            + "/files/manual.pdf answered application/pdf, not an HTML page (only HTML pages are ingested)");
+        assertThat(result.failed()).singleElement().satisfies(f -> assertThat(f.retryable()).isFalse());
+      });
+      return crawler.stream(base + "/mixed.xml");
+    }).compose(stream -> drain(stream, taken).map(stream)).onComplete(test.succeeding(stream -> test.verify(() -> {
+      assertThat(taken).extracting(Page::pageTitle).containsExactlyInAnyOrder("Sim to Real", "Nodes and Topics");
+      assertThat(stream.failed()).singleElement().satisfies(f -> assertThat(f.url()).endsWith("/files/manual.pdf"));
+      assertThat(stream.alsoPresent()).isEmpty(); // gone for good: a mirroring run removes what an older run stored
       test.completeNow();
     })));
   }

@@ -1,0 +1,35 @@
+package dev.ragretrieval.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MarkdownFolderTest {
+
+  @TempDir
+  Path root;
+
+  @Test
+  @DisplayName("a .md file that is not UTF-8 stops the read with a one-line error naming it, not the decoder's message")
+  void notUtf8IsNamed() throws Exception {
+    Files.createDirectories(root.resolve("docs/module-1"));
+    Files.writeString(root.resolve("docs/module-1/fine.md"), "# Fine\n\nZero moment point walking.\n");
+    // Latin-1 bytes of "Café" and a stray byte: what a file saved in another encoding, or binary data, looks like
+    Files.write(root.resolve("docs/module-1/latin1.md"), "# Caf\u00e9\n\nna\u00efve text\n".getBytes(StandardCharsets.ISO_8859_1));
+
+    assertThatThrownBy(() -> MarkdownFolder.read(root, null))
+        .isInstanceOfSatisfying(ServiceException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_REQUEST))
+        .hasMessage("docs/module-1/latin1.md is not UTF-8 text: save it as UTF-8, or move it out of the folder");
+
+    Files.writeString(root.resolve("docs/module-1/latin1.md"), "# Caf\u00e9\n\nna\u00efve text\n", StandardCharsets.UTF_8);
+    assertThat(MarkdownFolder.read(root, null)).extracting(Page::pageTitle).containsExactly("Fine", "Caf\u00e9");
+  }
+}
