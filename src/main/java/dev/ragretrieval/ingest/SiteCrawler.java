@@ -303,20 +303,20 @@ public final class SiteCrawler implements AutoCloseable {
         .onComplete(ignored -> fetchNext(urls, read, failures, next, laneDone));
   }
 
-  /** Media types read as pages; a response without a Content-Type is read as HTML too. */
-  private static final Set<String> PAGE_TYPES = Set.of("text/html", "application/xhtml+xml", "text/plain");
-
   /**
-   * A page's HTML. A sitemap may also list PDFs, images or archives: their bytes are not text, so such
-   * a page fails for good (running again gives the same type), named with its type, and stores nothing.
+   * A page's HTML (or text). A sitemap may also list PDFs, images or archives: their bytes are not
+   * text, so such a URL fails for good (running again gives the same type), named with its type, and
+   * stores nothing.
    */
   private Future<String> fetchPage(String url) {
     return get(url).compose(response -> {
       String type = response.getHeader("Content-Type");
       String media = type == null ? "" : type.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
-      if (!media.isEmpty() && !PAGE_TYPES.contains(media)) {
+      // text of any kind is read as a page (HTML, or text/plain and text/markdown as one body of text),
+      // and so is a response without a Content-Type
+      if (!media.isEmpty() && !media.startsWith("text/") && !media.equals("application/xhtml+xml")) {
         return Future.failedFuture(ServiceException.permanent(ErrorCode.UPSTREAM_ERROR,
-            "fetching " + url + " answered " + media + ", not an HTML page (only HTML pages are ingested)"));
+            "fetching " + url + " answered " + media + ": not a page of HTML or text, so it is not ingested"));
       }
       return Future.succeededFuture(text(response));
     });

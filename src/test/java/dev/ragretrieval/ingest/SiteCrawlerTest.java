@@ -181,7 +181,7 @@ class SiteCrawlerTest {
       test.verify(() -> {
         assertThat(result.pages()).extracting(Page::pageTitle).containsExactly("Sim to Real", "Nodes and Topics");
         assertThat(result.failures()).containsExactly(base + "/files/manual.pdf: fetching " + base
-            + "/files/manual.pdf answered application/pdf, not an HTML page (only HTML pages are ingested)");
+            + "/files/manual.pdf answered application/pdf: not a page of HTML or text, so it is not ingested");
         assertThat(result.failed()).singleElement().satisfies(f -> assertThat(f.retryable()).isFalse());
       });
       return crawler.stream(base + "/mixed.xml");
