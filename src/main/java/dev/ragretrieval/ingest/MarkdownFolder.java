@@ -51,7 +51,7 @@ public final class MarkdownFolder {
   /**
    * A page file's text. A file that is not UTF-8 (another encoding, or binary data named .md) stops
    * the run before anything is written, naming the file ({@code shown}), instead of the decoder's
-   * bare "Input length = 1".
+   * bare "Input length = N".
    */
   public static String readText(Path file, String shown) throws IOException {
     try {
