@@ -77,6 +77,7 @@ public final class Application {
           app.embeddings = started.embeddings();
           return app.startHttp(metricsHandler);
         })
+        .compose(v -> app.warmUpEmbedder())
         .compose(v -> app.prepareStore())
         .compose(v -> app.checkCollection())
         .map(app)
@@ -98,6 +99,11 @@ public final class Application {
 
   public EmbeddingClient embeddings() {
     return embeddings;
+  }
+
+  /** The embedding provider (tests: whether start-up warmed it up). */
+  dev.ragretrieval.embedding.EmbeddingProvider provider() {
+    return parts.provider();
   }
 
   public RetrievalService retrieval() {
@@ -161,6 +167,14 @@ public final class Application {
           .onComplete(closed -> System.exit(0));
     });
     return this;
+  }
+
+  /** The local model loads before readiness goes UP (not at the first question); a failure is logged, not fatal. */
+  private Future<Void> warmUpEmbedder() {
+    return parts.provider().warmUp().recover(failure -> {
+      LOG.warn("the embedding model did not get ready at start-up: {}", ServiceException.from(failure).getMessage());
+      return Future.succeededFuture();
+    });
   }
 
   /** In embedded mode an empty store is filled from the bundled sample book before readiness goes UP. */

@@ -29,6 +29,14 @@ public interface EmbeddingProvider {
     return false;
   }
 
+  /**
+   * Gets ready for the first call (the local model loads its files here); start-up waits for it
+   * before readiness goes UP, so a new pod's first questions do not wait for the load.
+   */
+  default Future<Void> warmUp() {
+    return Future.succeededFuture();
+  }
+
   default Future<Void> close() {
     return Future.succeededFuture();
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigException;
 import dev.ragretrieval.config.ConfigLoader;
+import dev.ragretrieval.embedding.local.LocalOnnxProvider;
 import dev.ragretrieval.testing.CohereTestServer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -138,6 +139,20 @@ class StartupContractTest {
           assertThat(up.notReadyReason()).isEmpty();
           test.completeNow();
         })));
+  }
+
+  @Test
+  @DisplayName("with the local model, start-up loads it before it completes (readiness), not at the first question,"
+      + " also when no sample book is loaded")
+  void localModelLoadedAtStartUp(Vertx vertx, VertxTestContext test) throws IOException {
+    AppConfig local = ConfigLoader.fromJson(new JsonObject().put("http", new JsonObject().put("host", "127.0.0.1")),
+        Map.of("RAG_DATA_DIR", dataDir.toString(), "EMBEDDING_PROVIDER", "local", "RAG_LOAD_SAMPLE_BOOK", "false",
+            "RAG_HTTP_PORT", String.valueOf(freePort())));
+    Application.start(vertx, local, null).onComplete(test.succeeding(up -> test.verify(() -> {
+      app = up;
+      assertThat(up.provider()).isInstanceOfSatisfying(LocalOnnxProvider.class, p -> assertThat(p.loaded()).isTrue());
+      test.completeNow();
+    })));
   }
 
   @Test

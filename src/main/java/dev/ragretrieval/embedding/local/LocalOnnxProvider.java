@@ -119,6 +119,16 @@ public final class LocalOnnxProvider implements EmbeddingProvider {
   }
 
   @Override
+  public Future<Void> warmUp() {
+    return load().mapEmpty();
+  }
+
+  /** Whether the model is in memory (loaded by {@link #warmUp} or the first call). */
+  public synchronized boolean loaded() {
+    return loaded != null && loaded.succeeded();
+  }
+
+  @Override
   public Future<Void> close() {
     upstream.close();
     return workers.close();
