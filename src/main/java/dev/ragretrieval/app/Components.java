@@ -99,9 +99,9 @@ public final class Components {
   }
 
   private Future<Void> startEmbedding() {
-    // building a provider is cheap (the local model loads on its own worker pool, in Application.warmUpEmbedder
-    // for the server, else at the first call); map turns
-    // a configuration error thrown here into a failed start
+    // building a provider is cheap (the local model loads on its own worker pool: for the server in
+    // Application.warmUpEmbedder, else at the first call); map turns a configuration error thrown here
+    // into a failed start
     return Future.succeededFuture().map(v -> EmbeddingProviders.create(vertx, config.embedding(), metrics))
         .compose(created -> {
           provider = created;
