@@ -3,6 +3,7 @@ package dev.ragretrieval.app;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigException;
 import dev.ragretrieval.embedding.EmbeddingClient;
+import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.http.HttpShared;
 import dev.ragretrieval.http.HttpVerticle;
@@ -102,7 +103,7 @@ public final class Application {
   }
 
   /** The embedding provider (tests: whether start-up warmed it up). */
-  dev.ragretrieval.embedding.EmbeddingProvider provider() {
+  EmbeddingProvider provider() {
     return parts.provider();
   }
 
