@@ -452,7 +452,8 @@ public final class ConfigLoader {
     List<String> list(Setting setting) {
       Object value = raw(setting);
       if (value instanceof String text && !text.isBlank()) {
-        items(setting.path(), text); // a YAML string of only commas is the same mistake as such a variable
+        // a YAML string of only commas is the same mistake as such a variable
+        return List.copyOf(items(setting.path(), text).getList());
       }
       return strings(value, (List<String>) setting.defaultValue());
     }
