@@ -23,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The packaged jar as an operator runs it: a separate JVM started with {@code java -jar}, an
@@ -38,21 +39,24 @@ class ServeJarIT {
   private Vertx vertx;
   private CohereTestServer cohere;
   private Process process;
-  private Path dataDir;
+  /** JUnit removes it afterwards; each run used to leave a data directory in /tmp. */
+  @TempDir
+  Path dataDir;
+  /** Under target/ (not /tmp): kept for a look after a failure, gone with {@code mvn clean}. */
   private Path log;
 
   @BeforeEach
   void setUp() throws IOException {
     vertx = Vertx.vertx();
     cohere = await(CohereTestServer.start(vertx, KEY, DIM));
-    dataDir = Files.createTempDirectory("serve-it-data");
-    log = Files.createTempFile("serve-it", ".log");
+    log = Files.createDirectories(Path.of("target", "it")).resolve("serve-jar.log").toAbsolutePath();
   }
 
   @AfterEach
-  void tearDown() {
+  void tearDown() throws InterruptedException {
     if (process != null && process.isAlive()) {
-      process.destroyForcibly();
+      // gone before JUnit deletes its data directory
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
     await(cohere.stop());
     await(vertx.close());
