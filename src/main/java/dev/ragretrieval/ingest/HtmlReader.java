@@ -34,13 +34,14 @@ public final class HtmlReader {
    * Goes up whenever a change here reads the same HTML differently: a re-ingest then reads every page
    * again instead of trusting the chunks stored from the same bytes.
    */
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   // Selectors are parsed once: parsing one costs more than matching it, and the walk below matches
   // ADMONITION against every element of every page. Evaluators are thread-safe (pages are read on workers).
   private static final Evaluator CONTENT = QueryParser.parse(".theme-doc-markdown, article, main, [role=main]");
   private static final Evaluator NOISE = QueryParser.parse(
-      "script, style, noscript, template, nav, footer, button, form, "
+      // an inline SVG's text is a diagram's labels and node ids (MkDocs' plugin-events graph), never prose
+      "script, style, noscript, template, svg, nav, footer, button, form, "
       + "aside:not(.admonition), [role=navigation], [role=search], [role=contentinfo], "
       // Docusaurus
       + ".navbar, .theme-doc-sidebar-container, .breadcrumbs, .theme-doc-breadcrumbs, "

@@ -151,4 +151,19 @@ class HtmlReaderSitesTest {
     Page page = HtmlReader.read("https://docs.example.org/guide", html);
     assertThat(page.sections()).extracting(Page.Section::heading).containsExactly("Setup");
   }
+
+  @Test
+  @DisplayName("an inline SVG diagram's labels are not text: the prose around it stays")
+  void inlineSvgIsNotText() {
+    String html = "<html><head><title>Plugins</title></head><body><main><h1>Plugins</h1>"
+        + "<h2>Events</h2><p>The events are ordered from top to bottom.</p>"
+        + "<svg width='200' height='100'><g id='graph0' class='graph'><title>MkDocs</title>"
+        + "<g class='cluster'><title>cluster_on_startup</title><text x='10' y='20'>on_startup</text></g>"
+        + "<g class='cluster'><title>cluster_on_config</title><text x='10' y='40'>on_config</text></g></g></svg>"
+        + "<p>Click an event's title to jump to its description.</p></main></body></html>";
+    Page page = HtmlReader.read("https://docs.example.org/plugins", html);
+    assertThat(section(page, "Events").text())
+        .contains("ordered from top to bottom", "jump to its description")
+        .doesNotContain("cluster_on_startup", "on_startup", "on_config", "MkDocs");
+  }
 }
