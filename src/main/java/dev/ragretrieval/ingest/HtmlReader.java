@@ -58,6 +58,8 @@ public final class HtmlReader {
   /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus. */
   private static final Evaluator ADMONITION = QueryParser.parse("div.note, div.tip, div.warning, div.caution, "
       + "div.important, .admonition, .theme-admonition, [class*=admonition_]");
+  /** A client-side redirect ("Redirecting..." stubs that MkDocs and Sphinx leave at moved pages' old paths). */
+  private static final Evaluator REDIRECT = QueryParser.parse("meta[http-equiv~=(?i)^refresh$][content~=(?i)url\\s*=]");
   private static final Evaluator HEADER = QueryParser.parse("header");
   private static final Evaluator H1 = QueryParser.parse("h1");
   private static final Evaluator H1_H2 = QueryParser.parse("h1, h2");
@@ -82,6 +84,11 @@ public final class HtmlReader {
     String chapterLabel = breadcrumbChapter(doc);
     if (chapterLabel == null) {
       chapterLabel = docbookChapter(doc);
+    }
+    if (doc.selectFirst(REDIRECT) != null) {
+      // its text only says where the page went; the page it points to is read at its own address
+      return new Page(sourceUrl, documentId(sourceUrl), doc.title().isBlank() ? null : doc.title().strip(),
+          chapterOf(URI.create(sourceUrl).getPath()), chapterLabel, "html", List.of());
     }
     Element content = doc.selectFirst(CONTENT);
     if (content == null) {
@@ -110,10 +117,13 @@ public final class HtmlReader {
     NodeTraversor.traverse(collector, content);
     collector.flush();
 
-    String path = URI.create(sourceUrl).getPath();
-    String documentId = path.replaceAll("^/+|/+$", "");
-    return new Page(sourceUrl, documentId.isEmpty() ? sourceUrl : documentId, title.isEmpty() ? null : title,
-        chapterOf(path), chapterLabel, "html", collector.sections);
+    return new Page(sourceUrl, documentId(sourceUrl), title.isEmpty() ? null : title,
+        chapterOf(URI.create(sourceUrl).getPath()), chapterLabel, "html", collector.sections);
+  }
+
+  private static String documentId(String sourceUrl) {
+    String id = URI.create(sourceUrl).getPath().replaceAll("^/+|/+$", "");
+    return id.isEmpty() ? sourceUrl : id;
   }
 
   /**

@@ -166,4 +166,19 @@ class HtmlReaderSitesTest {
         .contains("ordered from top to bottom", "jump to its description")
         .doesNotContain("cluster_on_startup", "on_startup", "on_config", "MkDocs");
   }
+
+  @Test
+  @DisplayName("a client-side redirect stub (meta refresh to a URL) has no text; a page that only reloads itself keeps its text")
+  void redirectStubHasNoText() {
+    String stub = "<!doctype html><html><head><title>Redirecting...</title>"
+        + "<link rel='canonical' href='../dev-guide/plugins.html'>"
+        + "<meta http-equiv='Refresh' content='0; URL=../dev-guide/plugins.html'></head>"
+        + "<body>Redirecting...</body></html>";
+    assertThat(HtmlReader.read("https://docs.example.org/user-guide/plugins.html", stub).sections()).isEmpty();
+
+    String reloading = "<html><head><title>Status</title><meta http-equiv='refresh' content='300'></head>"
+        + "<body><main><h1>Status</h1><p>Every service is up and answering within its objective.</p></main></body></html>";
+    assertThat(text(HtmlReader.read("https://docs.example.org/status.html", reloading)))
+        .contains("Every service is up");
+  }
 }
