@@ -22,11 +22,12 @@ import org.jsoup.select.QueryParser;
  * that mark nothing (Django's) still wrap the body in docutils sections, so the content is what
  * holds the section with the h1; DocBook pages (the PostgreSQL manual) mark nothing either, so
  * their navheader/navfooter tables and TOCs are dropped from the body. The page title is the
- * content's h1, or (DocBook) its first heading when it repeats the {@code <title>}, else the
- * {@code <title>} without its site suffix ("Page — Project documentation"); a heading that only
- * repeats the site's name is a site header, never the title. h2/h3 start sections, except inside
- * a note/tip/warning box, which stays in the section it sits in. A section made (almost) only of
- * links is navigation and is dropped. The chapter is the URL path segment after /docs/.
+ * content's h1, or (DocBook, mdBook) its first heading when it repeats the {@code <title>} or the
+ * part before its last " - ", else the {@code <title>} without its site suffix ("Page — Project
+ * documentation"); a heading that only repeats the site's name is a site header, never the
+ * title. h2/h3 start sections, except inside a note/tip/warning box, which stays in the section it
+ * sits in. A section made (almost) only of links is navigation and is dropped. The chapter is the
+ * URL path segment after /docs/.
  */
 public final class HtmlReader {
 
@@ -189,7 +190,16 @@ public final class HtmlReader {
       return h1;
     }
     Element first = content.selectFirst(H2_H3);
-    return first != null && !first.text().isBlank() && sameLabel(first.text(), documentTitle) ? first : null;
+    if (first == null || first.text().isBlank()) {
+      return null;
+    }
+    if (sameLabel(first.text(), documentTitle)) {
+      return first;
+    }
+    // "Page - Site" (mdBook): a plain hyphen is too common inside titles to split on alone, so only
+    // when the page's first heading confirms the part before it
+    int cut = documentTitle.lastIndexOf(" - ");
+    return cut > 0 && sameLabel(first.text(), documentTitle.substring(0, cut)) ? first : null;
   }
 
   private static boolean sameLabel(String a, String b) {

@@ -24,7 +24,7 @@ class HtmlReaderSitesTest {
   static Stream<String> fixtures() {
     return Stream.of("docbook/indexes-expressional.html", "docbook/jit-extensibility.html",
         "docbook/logicaldecoding-synchronous.html", "docbook/indexes.html", "docbook/passwordcheck.html",
-        "sphinx/markdown.html", "mkdocs/installation.html", "docusaurus/qos-profiles.html");
+        "sphinx/markdown.html", "mkdocs/installation.html", "docusaurus/qos-profiles.html", "mdbook/ch15-03-drop.html");
   }
 
   private static Page read(String fixture) {
@@ -128,6 +128,26 @@ class HtmlReaderSitesTest {
         .containsExactly(null, "Requirements", "Installing Python", "Installing pip", "Installing MkDocs");
     assertThat(section(page, "Installing Python").text()).contains("If you are installing Python on Windows");
     assertThat(text(page)).doesNotContain("Developer Guide", "Release Notes", "Search");
+  }
+
+  @Test
+  @DisplayName("mdBook: the first h2 is the title (the <title> adds \" - <book>\"); menu bar, theme list, sidebar and pager are gone")
+  void mdbook() {
+    Page page = read("mdbook/ch15-03-drop.html");
+    assertThat(page.pageTitle()).isEqualTo("Running Code on Cleanup with the Drop Trait");
+    assertThat(page.sections()).extracting(Page.Section::heading)
+        .contains("Dropping a Value Early with std::mem::drop");
+    assertThat(text(page)).contains("Drop trait")
+        .doesNotContain("The Rust Programming Language", "Coal", "Navy", "Ayu", "Previous chapter", "Next chapter");
+  }
+
+  @Test
+  @DisplayName("a plain hyphen in the <title> is not cut without a heading that confirms it")
+  void hyphenatedTitleKept() {
+    String html = "<html><head><title>Client - server protocol</title></head><body><main>"
+        + "<h2>Messages</h2><p>Every message starts with a one-byte type and a four-byte length.</p></main></body></html>";
+    assertThat(HtmlReader.read("https://docs.example.org/protocol.html", html).pageTitle())
+        .isEqualTo("Client - server protocol");
   }
 
   @Test
