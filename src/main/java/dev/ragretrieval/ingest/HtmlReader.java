@@ -59,7 +59,7 @@ public final class HtmlReader {
   /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus. */
   private static final Evaluator ADMONITION = QueryParser.parse("div.note, div.tip, div.warning, div.caution, "
       + "div.important, .admonition, .theme-admonition, [class*=admonition_]");
-  /** A client-side redirect ("Redirecting..." stubs that MkDocs and Sphinx leave at moved pages' old paths). */
+  /** A client-side redirect: the "Redirecting..." stubs that redirect plugins (MkDocs, Sphinx) leave at old paths. */
   private static final Evaluator REDIRECT = QueryParser.parse("meta[http-equiv~=(?i)^refresh$][content~=(?i)url\\s*=]");
   private static final Evaluator HEADER = QueryParser.parse("header");
   private static final Evaluator H1 = QueryParser.parse("h1");
