@@ -272,6 +272,8 @@ public final class Ingestor {
     private final int queueLimit;
     private final List<Future<Void>> finishing = new ArrayList<>();
     private final Set<String> failedPages = new LinkedHashSet<>();
+    /** Pages read this run that had no text to chunk: named in a notice, so a short count is explained. */
+    private final List<String> textless = new ArrayList<>();
     /** Keyword tokens and chunks seen so far: a collection this run creates keeps their average as BM25's avg_len. */
     private long keywordTokens;
     private long keywordChunks;
@@ -361,6 +363,11 @@ public final class Ingestor {
     private Summary summary(List<FacetCount> removed) {
       double seconds = (System.nanoTime() - started) / 1e9;
       reasons.forEach((reason, count) -> notices.add(plural(count, "chunk") + " re-embedded: " + reason));
+      if (!textless.isEmpty()) {
+        notices.add(plural(textless.size(), "page") + " had no text of " + (textless.size() == 1 ? "its" : "their")
+            + " own (a redirect, or only navigation) and made no chunk: " + String.join(", ", textless.subList(0, Math.min(5, textless.size())))
+            + (textless.size() > 5 ? ", ..." : ""));
+      }
       return new Summary(options.collection(), pages.size(), pagesNew, pagesChanged, pagesUnchanged, total,
           embedded, reused, deleted, failed, textsSent, removed.size(),
           removed.stream().mapToLong(FacetCount::count).sum(), List.copyOf(failedPages), List.copyOf(errors),
@@ -470,6 +477,8 @@ public final class Ingestor {
           if (chunked.chunks() != null) {
             pages.add(source.sourceUrl());
             failedPages.add(source.sourceUrl());
+          } else if (chunked.unreadable() == null) {
+            textless.add(source.sourceUrl());
           }
         } else {
           pages.add(page.sourceUrl());

@@ -206,6 +206,21 @@ class IngestorTest {
   }
 
   @Test
+  @DisplayName("a page without text of its own (a redirect stub) makes no chunk, is not counted, and a notice names it")
+  void textlessPageIsNamed(VertxTestContext test) {
+    Page stub = HtmlReader.read("https://docs.example.org/old/plugins.html", "<html><head><title>Redirecting...</title>"
+        + "<meta http-equiv='refresh' content='0; url=../dev/plugins.html'></head><body>Redirecting...</body></html>");
+    List<Page> pages = List.of(SampleBook.pages().get(0), stub);
+    ingestor.ingest(pages, options()).onComplete(test.succeeding(summary -> test.verify(() -> {
+      assertThat(summary.ok()).isTrue();
+      assertThat(summary.pages()).isEqualTo(1);
+      assertThat(summary.notices()).anySatisfy(notice -> assertThat(notice)
+          .startsWith("1 page had no text of its own").endsWith("made no chunk: https://docs.example.org/old/plugins.html"));
+      test.completeNow();
+    })));
+  }
+
+  @Test
   @DisplayName("recreate drops the collection first, so only the newly ingested page remains")
   void recreate(VertxTestContext test) {
     List<Page> pages = SampleBook.pages();
