@@ -23,14 +23,18 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /** Loads a Markdown folder, a sitemap's pages or one web page into a collection. */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
-    description = "Chunk, embed and store a Markdown/MDX folder, a sitemap.xml's pages or one page URL."
+    description = "Chunk, embed and store a Markdown/MDX folder, a sitemap.xml's pages, one page URL, or (--crawl)"
+        + " the pages that links lead to from it."
         + " Re-ingesting embeds only new or changed chunks (each stores a content hash), leaves unchanged"
-        + " ones untouched, removes stale chunks and, for a folder or sitemap, the pages no longer in it"
+        + " ones untouched, removes stale chunks and, for a folder, sitemap or crawl, the pages no longer in it"
         + " (unless --keep-missing). A killed run is completed by running it again."
         + " The store, the collection name and the embedder are checked before anything is written."
         + " Pace: RAG_INGEST_EMBED_CONCURRENCY calls at once, RAG_INGEST_EMBED_RATE texts a minute.")
@@ -47,12 +51,24 @@ public final class IngestCommand implements Callable<Integer> {
   boolean recreate;
 
   @Option(names = "--keep-missing",
-      description = "keep the documents an earlier ingest of this folder or sitemap stored that are no longer in it")
+      description = "keep the documents an earlier ingest of this folder, sitemap or crawl stored that are no longer in it")
   boolean keepMissing;
 
   @Option(names = "--output", paramLabel = "FILE",
       description = "also write the report as JSON to FILE")
   Path output;
+
+  @Option(names = "--crawl",
+      description = "for a page URL: also every page of the site under that page's folder that links lead to,"
+          + " breadth first (for sites without a sitemap); mirrored like a sitemap")
+  boolean crawl;
+
+  @Option(names = "--max-pages", paramLabel = "N", defaultValue = "1000",
+      description = "with --crawl: stop after N pages (default ${DEFAULT-VALUE}); a crawl cut short removes no page")
+  int maxPages;
+
+  @Spec
+  CommandSpec spec;
 
   @Option(names = "--base-url", paramLabel = "URL",
       description = "for folders: prefix of source_url (e.g. the published site); default: the path in the folder")
@@ -87,7 +103,12 @@ public final class IngestCommand implements Callable<Integer> {
       String target = collection != null ? collection : services.config.qdrant().collection();
       // the sitemap and the first pages (bounded: SiteCrawler.Stream.BUFFERED) are fetched while the
       // store and the embedder are checked; a failed check still wins, whatever the fetches did
-      Future<SiteCrawler.Stream> crawl = from.web() ? crawler.stream(source) : null;
+      Future<SiteCrawler.Stream> fetching = !from.web() ? null
+          : crawl ? crawler.crawlFrom(source, maxPages) : crawler.stream(source);
+      if (crawl) {
+        cli.err().println("crawling " + source + ": the pages that links lead to under "
+            + SiteCrawler.crawlScope(source) + " (at most " + maxPages + ")");
+      }
       EmbedResponse check = Services.await(Preflight.check(services.config.qdrant(), services.store(),
           services.embeddings()::embed, target, recreate), Services.STARTUP);
       Ingestor ingestor = new Ingestor(services.vertx, services.store(), services.embeddings()::embed,
@@ -100,8 +121,14 @@ public final class IngestCommand implements Callable<Integer> {
       List<SiteCrawler.Failure> fetchFailures;
       Ingestor.Summary summary;
       if (from.web()) {
-        // pages are chunked and embedded while the rest are still being fetched
-        SiteCrawler.Stream pages = Services.await(crawl, Services.STARTUP);
+        // pages are chunked and embedded while the rest are still being fetched (a crawl has fetched
+        // them all to find their links, which takes as long as the site is large)
+        SiteCrawler.Stream pages = Services.await(fetching, crawl ? RUN_LIMIT : Services.STARTUP);
+        if (pages.capped()) {
+          options = options.fromSource(from.id(), false, Set.of());
+          cli.err().println("note: the crawl stopped at " + Ingestor.plural(maxPages, "page") + " (--max-pages)"
+              + " with links left to follow, so no page an earlier run stored is removed");
+        }
         cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
         summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
         fetchFailures = pages.failed();
@@ -139,7 +166,8 @@ public final class IngestCommand implements Callable<Integer> {
     }
     if (permanent > 0) {
       cli.err().println("error: " + Ingestor.plural(permanent, "page") + " could not be fetched or read (see 'failed:'"
-          + " above); running again will not change that: fix the links or remove them from the sitemap");
+          + " above); running again will not change that: fix the links or remove them from the "
+          + (crawl ? "pages that link to them" : "sitemap"));
     }
     if (output != null) {
       writeJson(summary, fetchFailures);
@@ -168,9 +196,23 @@ public final class IngestCommand implements Callable<Integer> {
 
   /** A URL, an existing folder or Markdown file; anything else fails now, naming what is missing. */
   private Source classify() {
+    if (crawl && (!source.matches("(?i)https?://.*") || SiteCrawler.isSitemap(source))) {
+      throw new ParameterException(spec.commandLine(),
+          "--crawl starts from a page URL (a sitemap lists its pages already; a folder holds them)");
+    }
+    if (crawl) {
+      try {
+        SiteCrawler.crawlScope(source);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "not a valid URL: " + source);
+      }
+    }
+    if (maxPages < 1) {
+      throw new ParameterException(spec.commandLine(), "--max-pages must be at least 1, got " + maxPages);
+    }
     if (source.matches("(?i)https?://.*")) {
       boolean sitemap = SiteCrawler.isSitemap(source);
-      return new Source(source, true, sitemap);
+      return new Source(source, true, sitemap || crawl);
     }
     Path path = Path.of(source);
     if (Files.isDirectory(path)) {

@@ -13,9 +13,12 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jsoup.Jsoup;
@@ -106,10 +109,191 @@ public final class SiteCrawler implements AutoCloseable {
                 new ServiceException(ErrorCode.INVALID_REQUEST, "the sitemap " + url + " lists no pages"))
             : Future.<List<String>>succeededFuture(List.copyOf(new LinkedHashSet<>(found))));
     return urls.map(list -> {
-      Stream stream = new Stream(list);
+      Stream stream = new Stream(list, Map.of(), false, List.of());
       stream.start();
       return stream;
     });
+  }
+
+  /**
+   * The pages that links lead to from {@code start}, breadth first, for a site without a sitemap
+   * (mdBook, Sphinx): every link to a page of the same site whose path lies under the start page's
+   * folder is followed once, until {@code maxPages} pages are found ({@link Stream#capped()} then
+   * says that more were linked). Only links that look like pages are followed (a path ending in
+   * "/", ".html" or ".htm", or a last segment without a dot), never images, archives or Sphinx's
+   * "_sources" text; query strings and fragments are dropped, and "dir/index.html" is "dir/"; a
+   * page's robots meta tag is obeyed ("noindex": links only; "nofollow": not its links). The HTML
+   * fetched to find the links is handed to the ingest, which fetches nothing again. A page that
+   * fails is among the stream's failures; if the start page fails, so does the crawl.
+   */
+  public Future<Stream> crawlFrom(String start, int maxPages) {
+    String first;
+    try {
+      first = HtmlReader.canonical(start);
+    } catch (IllegalArgumentException e) {
+      return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "not a valid URL: " + start));
+    }
+    Crawl crawl = new Crawl(first, maxPages);
+    crawl.admit(first);
+    return crawl.level(List.of(first)).compose(done -> {
+      if (crawl.startFailure != null) {
+        return Future.<Stream>failedFuture(crawl.startFailure);
+      }
+      Stream stream = new Stream(List.copyOf(crawl.pages.keySet()), crawl.pages, crawl.capped, crawl.failures);
+      stream.start();
+      return Future.succeededFuture(stream);
+    });
+  }
+
+  /** Where a crawl from {@code start} may go: its folder, "https://site/book/" for "https://site/book/ch01.html". */
+  public static String crawlScope(String start) {
+    String page = HtmlReader.canonical(start);
+    return page.substring(0, page.lastIndexOf('/') + 1);
+  }
+
+  /** One breadth-first crawl: each level's pages fetched {@code concurrency} at a time, then the next level. */
+  private final class Crawl {
+    private final String start;
+    private final String scope;
+    private final int maxPages;
+    /** Fetched pages in the order they were found: URL to HTML. */
+    private final Map<String, String> pages = Collections.synchronizedMap(new LinkedHashMap<>());
+    private final Set<String> seen = new HashSet<>();
+    private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
+    private volatile boolean capped;
+    /** Why the start page could not be fetched: the crawl fails with it. */
+    private volatile Throwable startFailure;
+
+    Crawl(String start, int maxPages) {
+      this.start = start;
+      this.scope = crawlScope(start);
+      this.maxPages = maxPages;
+    }
+
+    /** Whether {@code url} is new and within the limit; the page it names is then this crawl's to fetch. */
+    synchronized boolean admit(String url) {
+      String key = url.replaceFirst("/index\\.html?$", "/");
+      if (seen.contains(key)) {
+        return false;
+      }
+      if (seen.size() >= maxPages) {
+        capped = true;
+        return false;
+      }
+      seen.add(key);
+      return true;
+    }
+
+    Future<Void> level(List<String> urls) {
+      if (urls.isEmpty()) {
+        return Future.succeededFuture();
+      }
+      List<Link> found = Collections.synchronizedList(new ArrayList<>());
+      AtomicInteger index = new AtomicInteger();
+      List<Future<Void>> lanes = new ArrayList<>();
+      for (int lane = 0; lane < Math.min(concurrency, urls.size()); lane++) {
+        Promise<Void> laneDone = Promise.promise();
+        lanes.add(laneDone.future());
+        fetchNext(urls, index, found, laneDone);
+      }
+      return Future.join(lanes).compose(done -> {
+        // admitted in the order of the pages they were found on, whichever lane was first, so that
+        // the limit cuts the same pages every time
+        List<Link> links;
+        synchronized (found) {
+          links = new ArrayList<>(found);
+        }
+        links.sort(java.util.Comparator.comparingInt(Link::foundOn));
+        return level(links.stream().map(Link::url).filter(this::admit).toList());
+      });
+    }
+
+    private void fetchNext(List<String> urls, AtomicInteger index, List<Link> found, Promise<Void> laneDone) {
+      int i = index.getAndIncrement();
+      if (i >= urls.size()) {
+        laneDone.complete();
+        return;
+      }
+      String url = urls.get(i);
+      fetchPage(url)
+          .compose(html -> vertx.executeBlocking(() -> links(url, html), false).map(read -> {
+            if (read.index()) {
+              pages.put(url, html);
+            }
+            read.links().forEach(link -> found.add(new Link(i, link)));
+            return read;
+          }))
+          .onFailure(err -> {
+            ServiceException error = ServiceException.from(err);
+            failures.add(new Failure(url, error.getMessage(), error.retryable()));
+            if (url.equals(start)) {
+              startFailure = error;
+            }
+          })
+          .onComplete(ignored -> fetchNext(urls, index, found, laneDone));
+    }
+
+    /**
+     * A page's links to pages within this crawl's scope, in document order, and whether the page is
+     * to be ingested. A page may say otherwise with {@code <meta name="robots">}: "noindex" (mdBook's
+     * print.html, the whole book again on one page) is read for its links only; "nofollow" keeps
+     * its links from being followed.
+     */
+    private Read links(String url, String html) {
+      org.jsoup.nodes.Document doc = Jsoup.parse(html, url);
+      String robots = doc.select("meta[name~=(?i)^robots$]").eachAttr("content").toString().toLowerCase(Locale.ROOT);
+      List<String> found = new ArrayList<>();
+      if (!robots.contains("nofollow") && !robots.contains("none")) {
+        for (Element link : doc.select("a[href]:not([download]), meta[http-equiv~=(?i)^refresh$][content]")) {
+          String target = link.normalName().equals("a") ? link.absUrl("href") : refreshTarget(doc, link.attr("content"));
+          String page = pageUrl(target);
+          if (page != null && page.startsWith(scope)) {
+            found.add(page);
+          }
+        }
+      }
+      return new Read(found, !robots.contains("noindex") && !robots.contains("none"));
+    }
+  }
+
+  /** What a crawl takes from a page: its links, and whether it is ingested. */
+  private record Read(List<String> links, boolean index) {}
+
+  /** A link to {@code url} on the {@code foundOn}-th page of a crawl's level (a page holds its links in order). */
+  private record Link(int foundOn, String url) {}
+
+  private static final java.util.regex.Pattern REFRESH_URL = java.util.regex.Pattern.compile("(?i)url\\s*=\\s*['\"]?([^'\"]+)");
+
+  /** The absolute URL a meta refresh names ("0; url=../moved.html"), or "". */
+  private static String refreshTarget(org.jsoup.nodes.Document doc, String content) {
+    java.util.regex.Matcher m = REFRESH_URL.matcher(content);
+    if (!m.find()) {
+      return "";
+    }
+    try {
+      return URI.create(doc.location()).resolve(m.group(1).strip()).toString();
+    } catch (IllegalArgumentException e) {
+      return "";
+    }
+  }
+
+  /** {@code url} without query and fragment if it is an http(s) link to what looks like a page; else null. */
+  static String pageUrl(String url) {
+    if (url == null || !url.regionMatches(true, 0, "http", 0, 4)) {
+      return null;
+    }
+    String page;
+    try {
+      page = HtmlReader.canonical(url);
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    if (!page.startsWith("http://") && !page.startsWith("https://")) {
+      return null;
+    }
+    String last = page.substring(page.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
+    boolean pageLike = last.isEmpty() || !last.contains(".") || last.endsWith(".html") || last.endsWith(".htm");
+    return pageLike && !page.contains("/_sources/") ? page : null;
   }
 
   /**
@@ -121,6 +305,9 @@ public final class SiteCrawler implements AutoCloseable {
     static final int BUFFERED = 64;
 
     private final List<String> urls;
+    /** Pages a crawl fetched already (to find their links): URL to HTML, each taken once. */
+    private final Map<String, String> fetched;
+    private final boolean capped;
     private final AtomicInteger nextUrl = new AtomicInteger();
     private final java.util.ArrayDeque<SourcePage> ready = new java.util.ArrayDeque<>();
     private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
@@ -128,8 +315,16 @@ public final class SiteCrawler implements AutoCloseable {
     private Promise<Void> pageArrived;
     private final List<Runnable> pausedLanes = new ArrayList<>();
 
-    private Stream(List<String> urls) {
+    private Stream(List<String> urls, Map<String, String> fetched, boolean capped, List<Failure> failed) {
       this.urls = urls;
+      this.fetched = fetched;
+      this.capped = capped;
+      failures.addAll(failed);
+    }
+
+    /** Whether a crawl stopped at its page limit with links left to follow: the site holds more than these pages. */
+    public boolean capped() {
+      return capped;
     }
 
     private void start() {
@@ -188,8 +383,9 @@ public final class SiteCrawler implements AutoCloseable {
         return;
       }
       String url = urls.get(i);
+      String crawled = fetched.isEmpty() ? null : fetched.remove(url);
       // the page is read (parsed) by the ingest, and only when its fingerprint says it changed
-      fetchPage(url)
+      (crawled != null ? Future.succeededFuture(crawled) : fetchPage(url))
           .compose(html -> vertx.executeBlocking(() -> SourcePage.html(url, html), false))
           .onComplete(done -> {
             boolean pause = false;

@@ -191,6 +191,60 @@ class MainTest {
   }
 
   @Test
+  @DisplayName("ingest --crawl: the pages that links lead to from a page, mirrored like a sitemap; with a folder,"
+      + " a sitemap or --max-pages 0 it is a usage error")
+  void crawl() throws Exception {
+    assertThat(run("ingest", work.toString(), "--crawl").code()).isEqualTo(2);
+    assertThat(run("ingest", "http://127.0.0.1:1/sitemap.xml", "--crawl").code()).isEqualTo(2);
+    Run zero = run("ingest", "http://127.0.0.1:1/docs/a.html", "--crawl", "--max-pages", "0");
+    assertThat(zero.code()).isEqualTo(2);
+    assertThat(zero.err()).contains("--max-pages must be at least 1");
+
+    Map<String, String> site = new java.util.concurrent.ConcurrentHashMap<>();
+    site.put("/docs/index.html", crawlPage("Garden", "<p>Notes on a small kitchen garden.</p>"
+        + "<a href='tomatoes.html'>Tomatoes</a> <a href='basil.html#sun'>Basil</a> <a href='/blog/'>Blog</a>"));
+    site.put("/docs/tomatoes.html", crawlPage("Tomatoes", "<p>Water tomatoes deeply twice a week.</p><a href='./'>Up</a>"));
+    site.put("/docs/basil.html", crawlPage("Basil", "<p>Basil wants six hours of sun.</p>"));
+    site.put("/blog/", crawlPage("Blog", "<p>Not part of the docs.</p>"));
+    com.sun.net.httpserver.HttpServer server =
+        com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+    server.createContext("/", exchange -> {
+      String body = site.get(exchange.getRequestURI().getPath());
+      byte[] bytes = (body == null ? "not found" : body).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+      exchange.sendResponseHeaders(body == null ? 404 : 200, bytes.length);
+      exchange.getResponseBody().write(bytes);
+      exchange.close();
+    });
+    server.start();
+    try {
+      String start = "http://127.0.0.1:" + server.getAddress().getPort() + "/docs/index.html";
+      Run first = run("ingest", start, "--crawl", "--collection", "site");
+      assertThat(first.code()).as(first.err()).isZero();
+      assertThat(first.err()).contains("crawling " + start, "ingesting 3 pages into 'site'");
+      assertThat(first.out()).contains("site: 3 pages (3 new");
+
+      site.put("/docs/index.html", crawlPage("Garden", "<p>Notes on a small kitchen garden.</p>"
+          + "<a href='tomatoes.html'>Tomatoes</a>"));
+      Run second = run("ingest", start, "--crawl", "--collection", "site");
+      assertThat(second.code()).as(second.err()).isZero();
+      assertThat(second.out()).contains("2 pages (0 new, 1 changed, 1 unchanged, 1 removed)", "1 document removed");
+
+      Run cut = run("ingest", start, "--crawl", "--collection", "site", "--max-pages", "1");
+      assertThat(cut.code()).as(cut.err()).isZero();
+      assertThat(cut.err()).contains("the crawl stopped at 1 page (--max-pages)");
+      assertThat(cut.out()).contains("1 page (0 new, 0 changed, 1 unchanged, 0 removed)");
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  private static String crawlPage(String title, String body) {
+    return "<html><head><title>" + title + " - Garden Book</title></head><body><main><h1>" + title + "</h1>"
+        + body + "</main></body></html>";
+  }
+
+  @Test
   @DisplayName("query names its own options in errors: -k/--top-k, not top_k")
   void optionNamesInErrors() {
     Run r = run("query", "hello", "-k", "0");

@@ -85,6 +85,25 @@ class SiteCrawlerTest {
         case "/files/manual.pdf" -> req.response().putHeader("content-type", "application/pdf")
             .end(io.vertx.core.buffer.Buffer.buffer(new byte[] {'%', 'P', 'D', 'F', '-', '1', '.', '4', 0, 1, 2}));
         case "/docs/untyped" -> req.response().end(nodes);
+        // a small site without a sitemap: book/index.html links to its chapters, which link on
+        case "/book/index.html" -> html(req, book("Contents", "<a href='intro.html#start'>Intro</a>"
+            + " <a href='part/one.html?theme=dark'>One</a> <a href='../outside.html'>Outside</a>"
+            + " <a href='https://elsewhere.example/book/x.html'>Elsewhere</a> <a href='cover.png'>Cover</a>"
+            + " <a href='_sources/intro.md.txt'>Source</a> <a href='book.pdf' download>PDF</a>"));
+        case "/book/intro.html" -> html(req, book("Intro", "<p>How the book is laid out.</p>"
+            + "<a href='./'>Contents</a> <a href='part/one.html'>One</a> <a href='missing.html'>Gone</a>"));
+        case "/book/part/one.html" -> html(req, book("One", "<p>The first part.</p><a href='two/'>Two</a>"
+            + " <a href='../index.html'>Contents</a>"));
+        case "/book/part/two/" -> html(req, book("Two", "<p>The second part.</p><a href='../moved.html'>Moved</a>"));
+        case "/book/part/moved.html" -> html(req, "<html><head><title>Redirecting...</title>"
+            + "<meta http-equiv='refresh' content='0; url=three.html'></head><body>Redirecting...</body></html>");
+        case "/book/part/three.html" -> html(req, book("Three", "<p>The third part.</p><a href='../print.html'>Print</a>"));
+        // the whole book on one page again (mdBook): its links are followed, its text is not ingested
+        case "/book/print.html" -> html(req, book("Print", "<p>Every chapter again.</p><a href='appendix.html'>Appendix</a>")
+            .replace("<head>", "<head><meta name='robots' content='noindex'>"));
+        case "/book/appendix.html" -> html(req, book("Appendix", "<p>Reached through the print page.</p>"
+            + "<a href='hidden.html'>Hidden</a>").replace("<head>", "<head><meta name='robots' content='nofollow'>"));
+        case "/outside.html" -> html(req, book("Outside", "<p>Not in the book.</p>"));
         default -> req.response().setStatusCode(404).end("not found");
       }
     }).listen(0, "127.0.0.1").onComplete(test.succeeding(s -> {
@@ -93,6 +112,15 @@ class SiteCrawlerTest {
       crawler = new SiteCrawler(vertx);
       test.completeNow();
     }));
+  }
+
+  private static void html(io.vertx.core.http.HttpServerRequest req, String body) {
+    req.response().putHeader("content-type", "text/html").end(body);
+  }
+
+  private static String book(String title, String body) {
+    return "<html><head><title>" + title + " - The Book</title></head><body><nav id='sidebar'>"
+        + "<a href='/book/index.html'>Contents</a></nav><main><h1>" + title + "</h1>" + body + "</main></body></html>";
   }
 
   @AfterEach
@@ -211,5 +239,63 @@ class SiteCrawlerTest {
           assertThat(none.failed()).singleElement().satisfies(f -> assertThat(f.retryable()).isTrue());
           test.completeNow();
         })));
+  }
+
+  @Test
+  @DisplayName("--crawl: breadth first from a page, every page under its folder once (queries, fragments and"
+      + " index.html dropped), redirect stubs followed; no images, sources, downloads or other folders; a dead link fails")
+  void crawlsFromAPage(VertxTestContext test) {
+    List<Page> taken = new java.util.ArrayList<>();
+    crawler.crawlFrom(base + "/book/index.html", 100).compose(stream -> drain(stream, taken).map(stream))
+        .onComplete(test.succeeding(stream -> test.verify(() -> {
+          assertThat(stream.capped()).isFalse();
+          // the contents page and the redirect stub are fetched (their links are followed) but hold no
+          // text; the noindex page is not handed over at all; the nofollow page's link is not followed
+          assertThat(stream.size()).isEqualTo(7);
+          assertThat(taken).extracting(Page::pageTitle)
+              .containsExactlyInAnyOrder("Intro", "One", "Two", "Three", "Appendix");
+          assertThat(taken).extracting(Page::sourceUrl).contains(base + "/book/part/one.html", base + "/book/part/two/");
+          assertThat(stream.failed()).singleElement().satisfies(f -> {
+            assertThat(f.url()).isEqualTo(base + "/book/missing.html");
+            assertThat(f.reason()).contains("404");
+            assertThat(f.retryable()).isFalse();
+          });
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("--crawl with --max-pages: the first pages in breadth-first order, and the stream says it was cut short")
+  void crawlStopsAtTheLimit(VertxTestContext test) {
+    List<Page> taken = new java.util.ArrayList<>();
+    crawler.crawlFrom(base + "/book/index.html", 3).compose(stream -> drain(stream, taken).map(stream))
+        .onComplete(test.succeeding(stream -> test.verify(() -> {
+          assertThat(stream.capped()).isTrue();
+          assertThat(stream.size()).isEqualTo(3); // the contents page, then the two it links to
+          assertThat(taken).extracting(Page::pageTitle).containsExactlyInAnyOrder("Intro", "One");
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("--crawl from a page that cannot be fetched fails with that page's reason")
+  void crawlFromAMissingPage(VertxTestContext test) {
+    crawler.crawlFrom(base + "/book/nothing.html", 10).onComplete(test.failing(err -> test.verify(() -> {
+      assertThat(err).hasMessageContaining("/book/nothing.html").hasMessageContaining("404");
+      test.completeNow();
+    })));
+  }
+
+  @Test
+  @DisplayName("only links that look like pages are followed")
+  void pageLikeLinks() {
+    assertThat(SiteCrawler.pageUrl("https://d.example/book/ch1.html?x=1#top")).isEqualTo("https://d.example/book/ch1.html");
+    assertThat(SiteCrawler.pageUrl("https://d.example/book/")).isEqualTo("https://d.example/book/");
+    assertThat(SiteCrawler.pageUrl("https://d.example/book/intro")).isEqualTo("https://d.example/book/intro");
+    assertThat(SiteCrawler.pageUrl("https://d.example/book/cover.png")).isNull();
+    assertThat(SiteCrawler.pageUrl("https://d.example/book/_sources/ch1.rst.txt")).isNull();
+    assertThat(SiteCrawler.pageUrl("mailto:someone@d.example")).isNull();
+    assertThat(SiteCrawler.pageUrl("javascript:void(0)")).isNull();
+    assertThat(SiteCrawler.crawlScope("https://d.example/book/ch1.html")).isEqualTo("https://d.example/book/");
   }
 }
