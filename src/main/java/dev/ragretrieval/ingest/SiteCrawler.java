@@ -120,8 +120,8 @@ public final class SiteCrawler implements AutoCloseable {
    * (mdBook, Sphinx): every link to a page of the same site whose path lies under the start page's
    * folder is followed once, until {@code maxPages} pages are found ({@link Stream#capped()} then
    * says that more were linked). Only links that look like pages are followed (a path ending in
-   * "/", ".html" or ".htm", or a last segment without a dot), never images, archives or Sphinx's
-   * "_sources" text; query strings and fragments are dropped, and "dir/index.html" is "dir/"; a
+   * "/", ".html" or ".htm", or a last segment without a dot), never images, archives or what sits
+   * in a folder named with a leading underscore (Sphinx's _sources and _modules); query strings and fragments are dropped, and "dir/index.html" is "dir/"; a
    * page's robots meta tag is obeyed ("noindex": links only; "nofollow": not its links). The HTML
    * fetched to find the links is handed to the ingest, which fetches nothing again. A page that
    * fails is among the stream's failures; if the start page fails, so does the crawl.
@@ -293,7 +293,9 @@ public final class SiteCrawler implements AutoCloseable {
     }
     String last = page.substring(page.lastIndexOf('/') + 1).toLowerCase(Locale.ROOT);
     boolean pageLike = last.isEmpty() || !last.contains(".") || last.endsWith(".html") || last.endsWith(".htm");
-    return pageLike && !page.contains("/_sources/") ? page : null;
+    // a folder named with a leading underscore is a generator's own: Sphinx's _sources (the pages'
+    // source text), _modules (highlighted source code), _static, _images
+    return pageLike && !page.substring(page.indexOf("://") + 3).contains("/_") ? page : null;
   }
 
   /**

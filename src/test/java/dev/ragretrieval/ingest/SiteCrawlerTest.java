@@ -294,6 +294,8 @@ class SiteCrawlerTest {
     assertThat(SiteCrawler.pageUrl("https://d.example/book/intro")).isEqualTo("https://d.example/book/intro");
     assertThat(SiteCrawler.pageUrl("https://d.example/book/cover.png")).isNull();
     assertThat(SiteCrawler.pageUrl("https://d.example/book/_sources/ch1.rst.txt")).isNull();
+    assertThat(SiteCrawler.pageUrl("https://d.example/book/_modules/django/db/models.html")).isNull();
+    assertThat(SiteCrawler.pageUrl("https://d.example/book/my_page.html")).isEqualTo("https://d.example/book/my_page.html");
     assertThat(SiteCrawler.pageUrl("mailto:someone@d.example")).isNull();
     assertThat(SiteCrawler.pageUrl("javascript:void(0)")).isNull();
     assertThat(SiteCrawler.crawlScope("https://d.example/book/ch1.html")).isEqualTo("https://d.example/book/");
