@@ -364,9 +364,10 @@ public final class Ingestor {
       double seconds = (System.nanoTime() - started) / 1e9;
       reasons.forEach((reason, count) -> notices.add(plural(count, "chunk") + " re-embedded: " + reason));
       if (!textless.isEmpty()) {
-        notices.add(plural(textless.size(), "page") + " had no text of " + (textless.size() == 1 ? "its" : "their")
-            + " own (a redirect, or only navigation) and made no chunk: " + String.join(", ", textless.subList(0, Math.min(5, textless.size())))
-            + (textless.size() > 5 ? ", ..." : ""));
+        int n = textless.size();
+        notices.add(plural(n, "page") + " had no text of " + (n == 1 ? "its" : "their")
+            + " own (a redirect, or only navigation) and made no chunk: "
+            + String.join(", ", textless.subList(0, Math.min(5, n))) + (n > 5 ? ", ..." : ""));
       }
       return new Summary(options.collection(), pages.size(), pagesNew, pagesChanged, pagesUnchanged, total,
           embedded, reused, deleted, failed, textsSent, removed.size(),

@@ -121,10 +121,11 @@ public final class SiteCrawler implements AutoCloseable {
    * folder is followed once, until {@code maxPages} pages are found ({@link Stream#capped()} then
    * says that more were linked). Only links that look like pages are followed (a path ending in
    * "/", ".html" or ".htm", or a last segment without a dot), never images, archives or what sits
-   * in a folder named with a leading underscore (Sphinx's _sources and _modules); query strings and fragments are dropped, and "dir/index.html" is "dir/"; a
-   * page's robots meta tag is obeyed ("noindex": links only; "nofollow": not its links). The HTML
-   * fetched to find the links is handed to the ingest, which fetches nothing again. A page that
-   * fails is among the stream's failures; if the start page fails, so does the crawl.
+   * in a folder named with a leading underscore (Sphinx's _sources and _modules); query strings and
+   * fragments are dropped, and "dir/index.html" is "dir/"; a page's robots meta tag is obeyed
+   * ("noindex": links only; "nofollow": not its links). The HTML fetched to find the links is handed
+   * to the ingest, which fetches nothing again. A page that fails is among the stream's failures;
+   * if the start page fails, so does the crawl.
    */
   public Future<Stream> crawlFrom(String start, int maxPages) {
     String first;
