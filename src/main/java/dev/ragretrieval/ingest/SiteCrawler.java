@@ -190,33 +190,7 @@ public final class SiteCrawler implements AutoCloseable {
         return Future.succeededFuture();
       }
       List<Link> found = Collections.synchronizedList(new ArrayList<>());
-      AtomicInteger index = new AtomicInteger();
-      List<Future<Void>> lanes = new ArrayList<>();
-      for (int lane = 0; lane < Math.min(concurrency, urls.size()); lane++) {
-        Promise<Void> laneDone = Promise.promise();
-        lanes.add(laneDone.future());
-        fetchNext(urls, index, found, laneDone);
-      }
-      return Future.join(lanes).compose(done -> {
-        // admitted in the order of the pages they were found on, whichever lane was first, so that
-        // the limit cuts the same pages every time
-        List<Link> links;
-        synchronized (found) {
-          links = new ArrayList<>(found);
-        }
-        links.sort(java.util.Comparator.comparingInt(Link::foundOn));
-        return level(links.stream().map(Link::url).filter(this::admit).toList());
-      });
-    }
-
-    private void fetchNext(List<String> urls, AtomicInteger index, List<Link> found, Promise<Void> laneDone) {
-      int i = index.getAndIncrement();
-      if (i >= urls.size()) {
-        laneDone.complete();
-        return;
-      }
-      String url = urls.get(i);
-      fetchPage(url)
+      return inLanes(urls, (i, url) -> fetchPage(url)
           .compose(html -> vertx.executeBlocking(() -> links(url, html), false).map(read -> {
             if (read.index()) {
               pages.put(url, html);
@@ -230,8 +204,16 @@ public final class SiteCrawler implements AutoCloseable {
             if (url.equals(start)) {
               startFailure = error;
             }
-          })
-          .onComplete(ignored -> fetchNext(urls, index, found, laneDone));
+          })).compose(done -> {
+            // admitted in the order of the pages they were found on, whichever lane was first, so that
+            // the limit cuts the same pages every time
+            List<Link> links;
+            synchronized (found) {
+              links = new ArrayList<>(found);
+            }
+            links.sort(java.util.Comparator.comparingInt(Link::foundOn));
+            return level(links.stream().map(Link::url).filter(this::admit).toList());
+          });
     }
 
     /**
@@ -460,46 +442,45 @@ public final class SiteCrawler implements AutoCloseable {
 
   /** Fetches and reads the pages, {@code concurrency} at a time; keeps sitemap order. */
   private Future<Result> fetchPages(List<String> urls) {
-    if (urls.isEmpty()) {
-      return Future.succeededFuture(new Result(List.of(), List.of()));
-    }
     Page[] read = new Page[urls.size()];
     List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
-    AtomicInteger next = new AtomicInteger();
-    int lanes = Math.min(concurrency, urls.size());
-    List<Future<Void>> all = new ArrayList<>();
-    for (int lane = 0; lane < lanes; lane++) {
-      Promise<Void> laneDone = Promise.promise();
-      all.add(laneDone.future());
-      fetchNext(urls, read, failures, next, laneDone);
-    }
-    return Future.join(all).map(ignored -> {
-      List<Page> pages = new ArrayList<>();
-      for (Page page : read) {
-        if (page != null && !page.sections().isEmpty()) {
-          pages.add(page);
-        }
-      }
-      return new Result(pages, failures);
-    });
+    return inLanes(urls, (i, url) -> fetchPage(url)
+        .compose(html -> vertx.executeBlocking(() -> HtmlReader.read(url, html), false))
+        .onSuccess(page -> read[i] = page)
+        .onFailure(err -> {
+          ServiceException error = ServiceException.from(err);
+          failures.add(new Failure(url, error.getMessage(), error.retryable()));
+        })).map(ignored -> {
+          List<Page> pages = new ArrayList<>();
+          for (Page page : read) {
+            if (page != null && !page.sections().isEmpty()) {
+              pages.add(page);
+            }
+          }
+          return new Result(pages, failures);
+        });
   }
 
-  private void fetchNext(List<String> urls, Page[] read, List<Failure> failures, AtomicInteger next,
+  /** {@code work} on each of {@code urls} (with its index), {@code concurrency} at a time; done once every one is. */
+  private Future<Void> inLanes(List<String> urls, java.util.function.BiFunction<Integer, String, Future<?>> work) {
+    AtomicInteger next = new AtomicInteger();
+    List<Future<Void>> lanes = new ArrayList<>();
+    for (int lane = 0; lane < Math.min(concurrency, urls.size()); lane++) {
+      Promise<Void> laneDone = Promise.promise();
+      lanes.add(laneDone.future());
+      lane(urls, next, work, laneDone);
+    }
+    return Future.join(lanes).mapEmpty();
+  }
+
+  private void lane(List<String> urls, AtomicInteger next, java.util.function.BiFunction<Integer, String, Future<?>> work,
       Promise<Void> laneDone) {
     int i = next.getAndIncrement();
     if (i >= urls.size()) {
       laneDone.complete();
       return;
     }
-    String url = urls.get(i);
-    fetchPage(url)
-        .compose(html -> vertx.executeBlocking(() -> HtmlReader.read(url, html), false))
-        .onSuccess(page -> read[i] = page)
-        .onFailure(err -> {
-          ServiceException error = ServiceException.from(err);
-          failures.add(new Failure(url, error.getMessage(), error.retryable()));
-        })
-        .onComplete(ignored -> fetchNext(urls, read, failures, next, laneDone));
+    work.apply(i, urls.get(i)).onComplete(ignored -> lane(urls, next, work, laneDone));
   }
 
   /**
