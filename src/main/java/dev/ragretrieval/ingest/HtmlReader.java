@@ -35,7 +35,7 @@ public final class HtmlReader {
    * Goes up whenever a change here reads the same HTML differently: a re-ingest then reads every page
    * again instead of trusting the chunks stored from the same bytes.
    */
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   // Selectors are parsed once: parsing one costs more than matching it, and the walk below matches
   // ADMONITION against every element of every page. Evaluators are thread-safe (pages are read on workers).
@@ -314,6 +314,14 @@ public final class HtmlReader {
         if (e.normalName().equals("pre")) {
           preDepth--;
           text.append("\n\n");
+        } else if (preDepth > 0) {
+          // inside code a line ends with one newline, whitespace kept: Docusaurus 3 wraps each line
+          // in a block (<div class="token-line">) that ends with a <br>, and an empty line is a <br> alone
+          if (e.normalName().equals("br")) {
+            text.append('\n');
+          } else if (BLOCKS.contains(e.normalName()) && text.length() > 0 && text.charAt(text.length() - 1) != '\n') {
+            text.append('\n');
+          }
         } else if (BLOCKS.contains(e.normalName())) {
           newline();
         }

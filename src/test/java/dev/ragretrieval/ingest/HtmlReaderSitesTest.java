@@ -24,7 +24,8 @@ class HtmlReaderSitesTest {
   static Stream<String> fixtures() {
     return Stream.of("docbook/indexes-expressional.html", "docbook/jit-extensibility.html",
         "docbook/logicaldecoding-synchronous.html", "docbook/indexes.html", "docbook/passwordcheck.html",
-        "sphinx/markdown.html", "mkdocs/installation.html", "docusaurus/qos-profiles.html", "mdbook/ch15-03-drop.html");
+        "sphinx/markdown.html", "mkdocs/installation.html", "docusaurus/qos-profiles.html", "docusaurus/isaac-sim.html",
+        "mdbook/ch15-03-drop.html");
   }
 
   private static Page read(String fixture) {
@@ -139,6 +140,19 @@ class HtmlReaderSitesTest {
         .contains("Dropping a Value Early with std::mem::drop");
     assertThat(text(page)).contains("Drop trait")
         .doesNotContain("The Rust Programming Language", "Coal", "Navy", "Ayu", "Previous chapter", "Next chapter");
+  }
+
+  @Test
+  @DisplayName("Docusaurus 3.10, a real build: title, chapter and label from the breadcrumbs; a code block keeps its"
+      + " lines, indentation and empty lines (each line is a token-line block ending in <br>)")
+  void docusaurusBuild() {
+    Page page = read("docusaurus/isaac-sim.html");
+    assertThat(page.pageTitle()).isEqualTo("NVIDIA Isaac Sim and Synthetic Data");
+    assertThat(page.chapterLabel()).startsWith("Module 2");
+    String replicator = section(page, "Synthetic Data Generation with Replicator").text();
+    assertThat(replicator).contains("import omni.replicator.core as rep\n\ndef sphere_lights(num):\n"
+        + "    lights = rep.create.light(\n        light_type=\"Sphere\",");
+    assertThat(text(page)).doesNotContain("Direct link to", "Copy", "Edit this page", "Previous", "Next");
   }
 
   @Test
