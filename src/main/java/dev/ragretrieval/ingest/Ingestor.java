@@ -478,8 +478,8 @@ public final class Ingestor {
           if (chunked.chunks() != null) {
             pages.add(source.sourceUrl());
             failedPages.add(source.sourceUrl());
-          } else if (chunked.unreadable() == null) {
-            textless.add(source.sourceUrl());
+          } else {
+            textless.add(source.sourceUrl()); // no text of its own: nothing to store, nothing failed
           }
         } else {
           pages.add(page.sourceUrl());

@@ -317,4 +317,58 @@ class EmbeddedVectorStoreTest {
           test.completeNow();
         })));
   }
+
+  @Test
+  @DisplayName("the dense search finds the true nearest points: 2,000 random vectors, 40 questions, top 10 as a full scan")
+  void nearestAsAFullScan(Vertx vertx, VertxTestContext test) {
+    java.util.Random random = new java.util.Random(7);
+    int dims = 48;
+    List<Point> points = new java.util.ArrayList<>();
+    for (int i = 0; i < 2000; i++) {
+      points.add(new Point("p" + i, randomVector(random, dims), new JsonObject().put("text", "p" + i)));
+    }
+    List<float[]> questions = new java.util.ArrayList<>();
+    for (int q = 0; q < 40; q++) {
+      questions.add(randomVector(random, dims));
+    }
+    store.createCollection("random", dims, List.of())
+        .compose(v -> store.upsert("random", points))
+        .compose(v -> io.vertx.core.Future.all(questions.stream()
+            .map(q -> store.search(new SearchRequest("random", q, 10, -1f, Map.of(),
+                Deadline.in(java.time.Duration.ofMillis(30_000)))))
+            .toList()))
+        .onComplete(test.succeeding(all -> test.verify(() -> {
+          for (int q = 0; q < questions.size(); q++) {
+            List<ScoredPoint> hits = all.resultAt(q);
+            assertThat(ids(hits)).as("question %d", q).containsExactlyElementsOf(fullScan(points, questions.get(q), 10));
+          }
+          test.completeNow();
+        })));
+  }
+
+  private static float[] randomVector(java.util.Random random, int dims) {
+    float[] v = new float[dims];
+    for (int i = 0; i < dims; i++) {
+      v[i] = (float) random.nextGaussian();
+    }
+    return v;
+  }
+
+  private static List<String> fullScan(List<Point> points, float[] q, int k) {
+    return points.stream()
+        .sorted(java.util.Comparator.comparingDouble((Point p) -> -cos(p.vector(), q)))
+        .limit(k).map(Point::id).toList();
+  }
+
+  private static double cos(float[] a, float[] b) {
+    double dot = 0;
+    double na = 0;
+    double nb = 0;
+    for (int i = 0; i < a.length; i++) {
+      dot += a[i] * b[i];
+      na += a[i] * a[i];
+      nb += b[i] * b[i];
+    }
+    return dot / Math.sqrt(na * nb);
+  }
 }
