@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jsoup.Jsoup;
 import org.jsoup.nodes.Document;
 import org.jsoup.nodes.Element;
@@ -60,7 +62,8 @@ public final class HtmlReader {
   private static final Evaluator ADMONITION = QueryParser.parse("div.note, div.tip, div.warning, div.caution, "
       + "div.important, .admonition, .theme-admonition, [class*=admonition_]");
   /** A client-side redirect: the "Redirecting..." stubs that redirect plugins (MkDocs, Sphinx) leave at old paths. */
-  private static final Evaluator REDIRECT = QueryParser.parse("meta[http-equiv~=(?i)^refresh$][content~=(?i)url\\s*=]");
+  private static final Evaluator REFRESH = QueryParser.parse("meta[http-equiv~=(?i)^refresh$][content]");
+  private static final Pattern REFRESH_URL = Pattern.compile("(?i)url\\s*=\\s*['\"]?([^'\"]+)");
   private static final Evaluator HEADER = QueryParser.parse("header");
   private static final Evaluator H1 = QueryParser.parse("h1");
   private static final Evaluator H1_H2 = QueryParser.parse("h1, h2");
@@ -86,7 +89,7 @@ public final class HtmlReader {
     if (chapterLabel == null) {
       chapterLabel = docbookChapter(doc);
     }
-    if (doc.selectFirst(REDIRECT) != null) {
+    if (redirectTarget(doc) != null) {
       // its text only says where the page went; the page it points to is read at its own address
       return new Page(sourceUrl, documentId(sourceUrl), doc.title().isBlank() ? null : doc.title().strip(),
           chapterOf(URI.create(sourceUrl).getPath()), chapterLabel, "html", List.of());
@@ -120,6 +123,25 @@ public final class HtmlReader {
 
     return new Page(sourceUrl, documentId(sourceUrl), title.isEmpty() ? null : title,
         chapterOf(URI.create(sourceUrl).getPath()), chapterLabel, "html", collector.sections);
+  }
+
+  /**
+   * Where a client-side redirect sends the reader ({@code <meta http-equiv="refresh" content="0;
+   * url=../moved.html">}), as an absolute URL; null for a page that is not one (a refresh without a
+   * URL only reloads the page).
+   */
+  static String redirectTarget(Document doc) {
+    for (Element meta : doc.select(REFRESH)) {
+      Matcher url = REFRESH_URL.matcher(meta.attr("content"));
+      if (url.find()) {
+        try {
+          return URI.create(doc.location()).resolve(url.group(1).strip()).toString();
+        } catch (IllegalArgumentException e) {
+          return null; // a target no URL can be made of: not a redirect anything can follow
+        }
+      }
+    }
+    return null;
   }
 
   private static String documentId(String sourceUrl) {

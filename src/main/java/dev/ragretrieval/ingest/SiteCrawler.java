@@ -227,8 +227,12 @@ public final class SiteCrawler implements AutoCloseable {
       String robots = doc.select("meta[name~=(?i)^robots$]").eachAttr("content").toString().toLowerCase(Locale.ROOT);
       List<String> found = new ArrayList<>();
       if (!robots.contains("nofollow") && !robots.contains("none")) {
-        for (Element link : doc.select("a[href]:not([download]), meta[http-equiv~=(?i)^refresh$][content]")) {
-          String target = link.normalName().equals("a") ? link.absUrl("href") : refreshTarget(doc, link.attr("content"));
+        List<String> targets = new ArrayList<>(doc.select("a[href]:not([download])").eachAttr("abs:href"));
+        String redirect = HtmlReader.redirectTarget(doc);
+        if (redirect != null) {
+          targets.add(redirect);
+        }
+        for (String target : targets) {
           String page = pageUrl(target);
           if (page != null && page.startsWith(scope)) {
             found.add(page);
@@ -244,21 +248,6 @@ public final class SiteCrawler implements AutoCloseable {
 
   /** A link to {@code url} on the {@code foundOn}-th page of a crawl's level (a page holds its links in order). */
   private record Link(int foundOn, String url) {}
-
-  private static final java.util.regex.Pattern REFRESH_URL = java.util.regex.Pattern.compile("(?i)url\\s*=\\s*['\"]?([^'\"]+)");
-
-  /** The absolute URL a meta refresh names ("0; url=../moved.html"), or "". */
-  private static String refreshTarget(org.jsoup.nodes.Document doc, String content) {
-    java.util.regex.Matcher m = REFRESH_URL.matcher(content);
-    if (!m.find()) {
-      return "";
-    }
-    try {
-      return URI.create(doc.location()).resolve(m.group(1).strip()).toString();
-    } catch (IllegalArgumentException e) {
-      return "";
-    }
-  }
 
   /** {@code url} without query and fragment if it is an http(s) link to what looks like a page; else null. */
   static String pageUrl(String url) {
