@@ -31,7 +31,7 @@ public final class Chunker {
    * Raise on any change to how pages become chunks (splitting, payload, the embedded header): the
    * next ingest then re-embeds every chunk, because its content hash covers this.
    */
-  static final int ALGORITHM = 1;
+  static final int ALGORITHM = 2;
 
   private static final Pattern PARAGRAPHS = Pattern.compile("\\n\\s*\\n");
   private static final Pattern SENTENCES = Pattern.compile("(?<=[.!?])\\s+");
@@ -60,13 +60,14 @@ public final class Chunker {
     List<Chunk> chunks = new ArrayList<>();
     for (Page.Section section : page.sections()) {
       for (String text : split(section.text())) {
-        chunks.add(chunk(page, section.heading(), text, chunks.size()));
+        chunks.add(chunk(page, section, text, chunks.size()));
       }
     }
     return chunks;
   }
 
-  private static Chunk chunk(Page page, String section, String text, int index) {
+  private static Chunk chunk(Page page, Page.Section part, String text, int index) {
+    String section = part.heading();
     String chunkId = page.sourceUrl() + "#" + index;
     JsonObject payload = new JsonObject().put("text", text).put("source_url", page.sourceUrl());
     putIfPresent(payload, "page_title", page.pageTitle());
@@ -79,9 +80,13 @@ public final class Chunker {
     if (page.pageTitle() != null) {
       header.append(page.pageTitle());
     }
-    // a section that repeats the page title would only say it twice ("11.7. Indexes > 11.7. Indexes")
-    if (section != null && !section.strip().equalsIgnoreCase(page.pageTitle() == null ? "" : page.pageTitle().strip())) {
-      header.append(header.length() > 0 ? " > " : "").append(section);
+    // an h3's own heading ("Examples") says little without the h2 it sits under; a heading that
+    // repeats the page title would only say it twice ("11.7. Indexes > 11.7. Indexes")
+    String title = page.pageTitle() == null ? "" : page.pageTitle().strip();
+    for (String heading : new String[] {part.parent(), section}) {
+      if (heading != null && !heading.strip().equalsIgnoreCase(title)) {
+        header.append(header.length() > 0 ? " > " : "").append(heading);
+      }
     }
     String embedText = header.length() == 0 ? text : header + "\n\n" + text;
     return new Chunk(pointId(page.sourceUrl(), index), index, embedText, payload);

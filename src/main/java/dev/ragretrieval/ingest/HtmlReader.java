@@ -256,6 +256,8 @@ public final class HtmlReader {
     private final String pageTitle;
     private final StringBuilder text = new StringBuilder();
     private String heading;
+    private String parent; // the h2 above the current h3 section
+    private String h2;
     private Node skipping;
     private int preDepth;
     private int admonitionDepth;
@@ -283,7 +285,14 @@ public final class HtmlReader {
         if ((tag.equals("h2") || tag.equals("h3")) && admonitionDepth == 0) {
           flush();
           String label = e.text().strip();
-          heading = label.isEmpty() || sameLabel(label, pageTitle) ? null : label;
+          String named = label.isEmpty() || sameLabel(label, pageTitle) ? null : label;
+          if (tag.equals("h2")) {
+            h2 = named;
+            parent = null;
+          } else {
+            parent = h2 == null || h2.equals(named) ? null : h2;
+          }
+          heading = named;
           skipping = e;
           return;
         }
@@ -366,7 +375,7 @@ public final class HtmlReader {
       long letters = body.chars().filter(c -> !Character.isWhitespace(c)).count();
       boolean navigation = letters > 0 && linkChars >= LINK_SHARE * letters;
       if (!body.isEmpty() && !navigation) {
-        sections.add(new Page.Section(heading, body));
+        sections.add(new Page.Section(heading, parent, body));
       }
       text.setLength(0);
       linkChars = 0;

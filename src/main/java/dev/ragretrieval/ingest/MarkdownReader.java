@@ -56,6 +56,8 @@ public final class MarkdownReader {
 
     List<Page.Section> sections = new ArrayList<>();
     String heading = null;
+    String h2 = null;
+    String parent = null; // the h2 above an h3 section
     StringBuilder text = new StringBuilder();
     for (Node node = document.getFirstChild(); node != null; node = node.getNext()) {
       if (node instanceof YamlFrontMatterBlock) {
@@ -67,14 +69,20 @@ public final class MarkdownReader {
           title = title == null ? headingText : title;
           continue;
         }
-        addSection(sections, heading, text);
+        addSection(sections, heading, parent, text);
+        if (h.getLevel() == 2) {
+          h2 = headingText;
+          parent = null;
+        } else {
+          parent = h2 == null || h2.equals(headingText) ? null : h2;
+        }
         heading = headingText;
         text.setLength(0);
         continue;
       }
       append(text, blockText(node));
     }
-    addSection(sections, heading, text);
+    addSection(sections, heading, parent, text);
     return new Page(sourceUrl, documentId, title, chapterOf(documentId), chapterLabel, "markdown", sections);
   }
 
@@ -164,9 +172,9 @@ public final class MarkdownReader {
     text.append(block);
   }
 
-  private static void addSection(List<Page.Section> sections, String heading, StringBuilder text) {
+  private static void addSection(List<Page.Section> sections, String heading, String parent, StringBuilder text) {
     if (!text.toString().isBlank()) {
-      sections.add(new Page.Section(heading, text.toString().strip()));
+      sections.add(new Page.Section(heading, parent, text.toString().strip()));
     }
   }
 

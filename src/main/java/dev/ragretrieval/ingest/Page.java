@@ -19,6 +19,13 @@ public record Page(
     sections = List.copyOf(sections);
   }
 
-  /** The text under one heading ({@code heading} null for text before the first heading). */
-  public record Section(String heading, String text) {}
+  /**
+   * The text under one heading ({@code heading} null for text before the first heading).
+   * {@code parent} is the heading of the section it sits in (the h2 above an h3), or null.
+   */
+  public record Section(String heading, String parent, String text) {
+    public Section(String heading, String text) {
+      this(heading, null, text);
+    }
+  }
 }

@@ -60,11 +60,14 @@ class ChunkerTest {
   }
 
   @Test
-  @DisplayName("chunks carry the canonical payload, page-wide chunk indexes and deterministic UUID v3 ids")
+  @DisplayName("chunks carry the canonical payload, page-wide chunk indexes, deterministic UUID v3 ids and a"
+      + " header of title > parent heading > heading")
   void payloadAndIds() {
     Page page = new Page("docs/m1/p1", "docs/m1/p1", "Page One", "m1", "Module 1", "markdown", List.of(
         new Page.Section(null, "Intro text."),
         new Page.Section("Nodes", sentences(20, "nodes")),
+        new Page.Section("Names", "Nodes", "Each node has a unique name."),
+        new Page.Section("Page One", "Nodes", "A heading that repeats the title is not said twice."),
         new Page.Section("Empty", " ")));
     List<Chunk> chunks = new Chunker(LIMITS).chunk(page);
     assertThat(chunks).hasSizeGreaterThan(2);
@@ -81,6 +84,11 @@ class ChunkerTest {
         .containsEntry("chunk_index", 1).containsEntry("chunk_id", "docs/m1/p1#1")
         .containsEntry("document_id", "docs/m1/p1").containsEntry("source_type", "markdown");
     assertThat(second.embedText()).startsWith("Page One > Nodes\n\n");
+    // an h3's chunk names the h2 above it too: "Names" alone says little
+    Chunk names = chunks.get(chunks.size() - 2);
+    assertThat(names.payload().getString("section")).isEqualTo("Names");
+    assertThat(names.embedText()).isEqualTo("Page One > Nodes > Names\n\nEach node has a unique name.");
+    assertThat(chunks.get(chunks.size() - 1).embedText()).startsWith("Page One > Nodes\n\nA heading");
     assertThat(second.pointId()).isEqualTo(Chunker.pointId("docs/m1/p1", 1))
         .isEqualTo(java.util.UUID.nameUUIDFromBytes("docs/m1/p1#1".getBytes(java.nio.charset.StandardCharsets.UTF_8)).toString());
     assertThat(new Chunker(LIMITS).chunk(page)).extracting(Chunk::pointId)

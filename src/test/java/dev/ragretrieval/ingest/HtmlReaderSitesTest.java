@@ -121,12 +121,15 @@ class HtmlReaderSitesTest {
   }
 
   @Test
-  @DisplayName("MkDocs: the navbar, page TOC and search modal are dropped; the note stays under Installing Python")
+  @DisplayName("MkDocs: the navbar, page TOC and search modal are dropped; the note stays under Installing Python;"
+      + " an h3 section knows the h2 it sits under, and an h2 ends that")
   void mkdocs() {
     Page page = read("mkdocs/installation.html");
     assertThat(page.pageTitle()).isEqualTo("MkDocs Installation");
     assertThat(page.sections()).extracting(Page.Section::heading)
         .containsExactly(null, "Requirements", "Installing Python", "Installing pip", "Installing MkDocs");
+    assertThat(page.sections()).extracting(Page.Section::parent)
+        .containsExactly(null, null, "Requirements", "Requirements", null);
     assertThat(section(page, "Installing Python").text()).contains("If you are installing Python on Windows");
     assertThat(text(page)).doesNotContain("Developer Guide", "Release Notes", "Search");
   }

@@ -51,7 +51,8 @@ class MarkdownReaderTest {
       """;
 
   @Test
-  @DisplayName("front matter title, module folder as chapter, ##/### as sections, MDX noise gone, code kept")
+  @DisplayName("front matter title, module folder as chapter, ##/### as sections (a ### knows its ##), MDX noise"
+      + " gone, code kept")
   void readsMdx() {
     Page page = MarkdownReader.read("docs/module-1-ros2/02-nodes.mdx", MDX, "Module 1: ROS 2", null);
     assertThat(page.sourceUrl()).isEqualTo("docs/module-1-ros2/02-nodes");
@@ -61,6 +62,7 @@ class MarkdownReaderTest {
     assertThat(page.chapterLabel()).isEqualTo("Module 1: ROS 2");
     assertThat(page.sourceType()).isEqualTo("markdown");
     assertThat(page.sections()).extracting(Page.Section::heading).containsExactly(null, "What Is a Node", "Node Names");
+    assertThat(page.sections()).extracting(Page.Section::parent).containsExactly(null, null, "What Is a Node");
 
     String intro = page.sections().get(0).text();
     assertThat(intro).contains("Intro paragraph with bold and List<String> code.");
