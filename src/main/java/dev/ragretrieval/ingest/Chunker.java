@@ -46,7 +46,7 @@ public final class Chunker {
     this.limits = limits;
   }
 
-  /** The chunker's version as stored with each chunk: the algorithm and its limits ("1/1200/150/10000"). */
+  /** The chunker's version as stored with each chunk: the algorithm and its limits ("2/1200/150/10000"). */
   public String version() {
     return ALGORITHM + "/" + limits.targetChars() + "/" + limits.overlapChars() + "/" + limits.maxChars();
   }
