@@ -22,7 +22,8 @@ import org.jsoup.Jsoup;
 /**
  * Reads one Markdown or MDX page (Docusaurus style) into a {@link Page}: the front-matter title,
  * the module folder as chapter, {@code ##}/{@code ###} headings as sections. MDX noise (import and
- * export lines, JSX component tags, admonition fences) is removed; code blocks stay as text.
+ * export statements, JSX component tags and comments, also over several lines, admonition fences)
+ * is removed; code blocks stay as text.
  */
 public final class MarkdownReader {
 
@@ -33,8 +34,9 @@ public final class MarkdownReader {
   private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~).*");
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
   private static final Pattern ADMONITION = Pattern.compile("^\\s*:::.*");
-  private static final Pattern JSX_TAG = Pattern.compile("</?[A-Z][\\w.]*(\\s[^<>]*)?/?>");
-  private static final Pattern MDX_COMMENT = Pattern.compile("\\{/\\*.*?\\*/}");
+  /** A JSX element's opening or closing tag, or a fragment's: {@code <Tabs}, {@code </TabItem}, {@code <>}. */
+  private static final Pattern JSX_START = Pattern.compile("</?(>|[A-Z][\\w.]*(?=[\\s/>]|$))", Pattern.MULTILINE);
+  private static final Pattern BLANK_LINES = Pattern.compile("(?m)^[ \\t]+$");
 
   private MarkdownReader() {}
 
@@ -99,39 +101,112 @@ public final class MarkdownReader {
   /** Drops MDX-only lines outside code fences; code is left exactly as written. */
   static String stripMdx(String markdown) {
     StringBuilder out = new StringBuilder(markdown.length());
+    StringBuilder prose = new StringBuilder(); // the lines since the last fence, cleaned together
     boolean inCode = false;
+    int openBrackets = 0; // of an import or export statement that goes on over the next lines
     for (String line : markdown.split("\\R", -1)) {
+      if (openBrackets > 0) {
+        openBrackets += brackets(line);
+        continue;
+      }
       if (FENCE.matcher(line).matches()) {
+        if (!inCode) {
+          out.append(withoutJsx(prose));
+          prose.setLength(0);
+        }
         inCode = !inCode;
         out.append(line).append('\n');
         continue;
       }
-      if (!inCode) {
-        if (MODULE_LINE.matcher(line).matches() || ADMONITION.matcher(line).matches()) {
-          continue;
-        }
-        line = withoutTags(line);
-        if (line.isBlank()) {
-          out.append('\n');
-          continue;
-        }
+      if (inCode) {
+        out.append(line).append('\n');
+      } else if (MODULE_LINE.matcher(line).matches()) {
+        openBrackets = brackets(line);
+      } else if (!ADMONITION.matcher(line).matches()) {
+        prose.append(line).append('\n');
       }
-      out.append(line).append('\n');
     }
-    return out.toString();
+    return out.append(withoutJsx(prose)).toString();
   }
 
-  /** Removes JSX tags and MDX comments, but not inside inline code (`List<String>` stays). */
-  private static String withoutTags(String line) {
-    String[] parts = line.split("`", -1);
-    StringBuilder out = new StringBuilder(line.length());
-    for (int i = 0; i < parts.length; i++) {
-      if (i > 0) {
-        out.append('`');
+  /**
+   * Removes JSX tags and MDX comments from text outside code fences, also where they span lines
+   * ({@code <Tabs values={[ ... ]}>} written over several): a tag ends at the first {@code >}
+   * outside its braces and quotes. Inline code stays as written ({@code `List<String>`}); a
+   * {@code <} that does not start a tag closed before the next blank line is text.
+   */
+  static String withoutJsx(CharSequence prose) {
+    String text = prose.toString();
+    StringBuilder out = new StringBuilder(text.length());
+    int i = 0;
+    while (i < text.length()) {
+      char c = text.charAt(i);
+      int skipTo = -1;
+      if (c == '`') {
+        int close = text.indexOf('`', i + 1);
+        int eol = text.indexOf('\n', i);
+        if (close > 0 && (eol < 0 || close < eol)) {
+          out.append(text, i, close + 1);
+          i = close + 1;
+          continue;
+        }
+      } else if (c == '{' && text.startsWith("{/*", i)) {
+        int close = text.indexOf("*/}", i + 3);
+        skipTo = close < 0 ? -1 : close + 3;
+      } else if (c == '<' && JSX_START.matcher(text).region(i, text.length()).lookingAt()) {
+        int end = tagEnd(text, i);
+        skipTo = end < 0 ? -1 : end + 1;
       }
-      out.append(i % 2 == 1 ? parts[i] : MDX_COMMENT.matcher(JSX_TAG.matcher(parts[i]).replaceAll("")).replaceAll(""));
+      if (skipTo > 0) {
+        i = skipTo;
+      } else {
+        out.append(c);
+        i++;
+      }
     }
-    return out.toString();
+    // a line left with only the indentation of a removed tag is a blank line
+    return BLANK_LINES.matcher(out).replaceAll("");
+  }
+
+  /** The index of the {@code >} that closes the tag opened at {@code start}, or -1. */
+  private static int tagEnd(String text, int start) {
+    int braces = 0;
+    char quote = 0;
+    for (int i = start + 1; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (quote != 0) {
+        quote = c == quote ? 0 : quote;
+      } else if (c == '"' || c == '\'' || c == '`') {
+        quote = c;
+      } else if (c == '{') {
+        braces++;
+      } else if (c == '}') {
+        braces--;
+      } else if (c == '>' && braces <= 0) {
+        return i;
+      } else if (c == '\n' && braces <= 0 && text.startsWith("\n", i + 1 + indent(text, i + 1))) {
+        return -1; // a blank line: this was no tag
+      }
+    }
+    return -1;
+  }
+
+  /** Opening minus closing brackets: above 0 while a statement such as {@code import {} goes on. */
+  private static int brackets(String line) {
+    int open = 0;
+    for (int i = 0; i < line.length(); i++) {
+      char c = line.charAt(i);
+      open += c == '{' || c == '(' || c == '[' ? 1 : c == '}' || c == ')' || c == ']' ? -1 : 0;
+    }
+    return open;
+  }
+
+  private static int indent(String text, int from) {
+    int i = from;
+    while (i < text.length() && (text.charAt(i) == ' ' || text.charAt(i) == '\t')) {
+      i++;
+    }
+    return i - from;
   }
 
   /** The text renderer quotes inline code; retrieval wants the code as written. */

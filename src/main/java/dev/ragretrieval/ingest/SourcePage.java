@@ -20,7 +20,7 @@ public record SourcePage(String sourceUrl, String fingerprint, Callable<Page> re
   /** A page already read (a Markdown file): fingerprinted by everything its chunks are made of. */
   public static SourcePage of(Page page) {
     JsonArray sections = new JsonArray();
-    page.sections().forEach(s -> sections.add(new JsonArray().add(s.heading()).add(s.text())));
+    page.sections().forEach(s -> sections.add(new JsonArray().add(s.heading()).add(s.parent()).add(s.text())));
     String read = new JsonObject().put("source_url", page.sourceUrl()).put("document_id", page.documentId())
         .put("page_title", page.pageTitle()).put("chapter", page.chapter()).put("chapter_label", page.chapterLabel())
         .put("source_type", page.sourceType()).put("sections", sections).encode();

@@ -75,6 +75,57 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("JSX tags, imports, exports and comments written over several lines are removed whole; inline code,"
+      + " a comparison and the text between tags stay")
+  void multiLineMdx() {
+    String mdx = """
+        import {
+          Figure,
+          Highlight,
+        } from '@site/src/components';
+
+        export const Box = ({children, color}) => (
+          <span style={{backgroundColor: color}}>{children}</span>
+        );
+
+        ## Inertial measurement
+
+        <Tabs
+          defaultValue="py"
+          values={[
+            {label: 'Python', value: 'py'},
+            {label: 'C++', value: 'cpp'},
+          ]}>
+        <TabItem value="py">
+
+        ```python
+        imu = read_imu()  # <Tabs> here is code
+        ```
+
+        </TabItem>
+        </Tabs>
+
+        {/* a comment
+           over two lines */}
+
+        Use <Highlight color="#25c2a0">the green</Highlight> for emphasis, `List<String>` for code; if a<B, stop.
+
+        <Button onClick={() => alert('hi')}>Press here</Button>
+
+        A < B and C > D.
+        """;
+    String text = MarkdownReader.read("docs/m/imu.mdx", mdx, null, null).sections().get(0).text();
+    assertThat(text).isEqualTo("""
+        imu = read_imu()  # <Tabs> here is code
+
+        Use the green for emphasis, List<String> for code; if a<B, stop.
+
+        Press here
+
+        A < B and C > D.""");
+  }
+
+  @Test
   @DisplayName("without front matter the H1 is the title; a base URL prefixes source_url; top-level pages have no chapter")
   void titleFromH1() {
     Page page = MarkdownReader.read("intro.md", "# Welcome\n\nHello there.\n", null, "https://book.example.org/");
