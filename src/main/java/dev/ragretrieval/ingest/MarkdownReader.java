@@ -3,11 +3,13 @@ package dev.ragretrieval.ingest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.commonmark.ext.front.matter.YamlFrontMatterBlock;
 import org.commonmark.ext.front.matter.YamlFrontMatterExtension;
 import org.commonmark.ext.front.matter.YamlFrontMatterVisitor;
 import org.commonmark.node.AbstractVisitor;
+import org.commonmark.node.BlockQuote;
 import org.commonmark.node.Code;
 import org.commonmark.node.FencedCodeBlock;
 import org.commonmark.node.Heading;
@@ -23,7 +25,7 @@ import org.jsoup.Jsoup;
  * Reads one Markdown or MDX page (Docusaurus style) into a {@link Page}: the front-matter title,
  * the module folder as chapter, {@code ##}/{@code ###} headings as sections. MDX noise (import and
  * export statements, JSX component tags and comments, also over several lines, admonition fences)
- * is removed; code blocks stay as text.
+ * is removed (an admonition's title stays, as a paragraph); code blocks stay as text.
  */
 public final class MarkdownReader {
 
@@ -33,7 +35,8 @@ public final class MarkdownReader {
 
   private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~).*");
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
-  private static final Pattern ADMONITION = Pattern.compile("^\\s*:::.*");
+  /** An admonition fence, with the box's title when it has one: {@code :::tip[Title]}, {@code :::tip Title}. */
+  private static final Pattern ADMONITION = Pattern.compile("^\\s*:::+\\s*[\\w-]*\\s*(?:\\[(.*)]|(.*?))\\s*$");
   /** A JSX element's opening or closing tag, or a fragment's: {@code <Tabs}, {@code </TabItem}, {@code <>}. */
   private static final Pattern JSX_START = Pattern.compile("</?(>|[A-Z][\\w.]*(?=[\\s/>]|$))", Pattern.MULTILINE);
   private static final Pattern BLANK_LINES = Pattern.compile("(?m)^[ \\t]+$");
@@ -51,6 +54,7 @@ public final class MarkdownReader {
         : baseUrl.replaceAll("/+$", "") + "/" + documentId;
     Node document = PARSER.parse(stripMdx(markdown));
     unquoteInlineCode(document);
+    unwrapBlockQuotes(document);
 
     YamlFrontMatterVisitor frontMatter = new YamlFrontMatterVisitor();
     document.accept(frontMatter);
@@ -122,8 +126,13 @@ public final class MarkdownReader {
         out.append(line).append('\n');
       } else if (MODULE_LINE.matcher(line).matches()) {
         openBrackets = brackets(line);
-      } else if (!ADMONITION.matcher(line).matches()) {
-        prose.append(line).append('\n');
+      } else {
+        Matcher admonition = ADMONITION.matcher(line);
+        if (!admonition.matches()) {
+          prose.append(line).append('\n');
+        } else if (title(admonition) != null) {
+          prose.append(title(admonition)).append("\n\n"); // the box's title, a paragraph as the site shows it
+        }
       }
     }
     return out.append(withoutJsx(prose)).toString();
@@ -191,6 +200,11 @@ public final class MarkdownReader {
     return -1;
   }
 
+  private static String title(Matcher admonition) {
+    String title = admonition.group(1) != null ? admonition.group(1) : admonition.group(2);
+    return title == null || title.isBlank() ? null : title.strip();
+  }
+
   /** Opening minus closing brackets: above 0 while a statement such as {@code import {} goes on. */
   private static int brackets(String line) {
     int open = 0;
@@ -221,6 +235,27 @@ public final class MarkdownReader {
     for (Code code : spans) {
       code.insertBefore(new Text(code.getLiteral()));
       code.unlink();
+    }
+  }
+
+  /** The text renderer puts a block quote in «»; retrieval wants the author's words, so its blocks stand alone. */
+  private static void unwrapBlockQuotes(Node document) {
+    List<BlockQuote> quotes = new ArrayList<>();
+    document.accept(new AbstractVisitor() {
+      @Override
+      public void visit(BlockQuote quote) {
+        quotes.add(quote);
+        visitChildren(quote);
+      }
+    });
+    for (BlockQuote quote : quotes) {
+      Node child = quote.getFirstChild();
+      while (child != null) {
+        Node next = child.getNext();
+        quote.insertBefore(child);
+        child = next;
+      }
+      quote.unlink();
     }
   }
 

@@ -68,7 +68,7 @@ class MarkdownReaderTest {
     assertThat(intro).contains("Intro paragraph with bold and List<String> code.");
     String node = page.sections().get(1).text();
     assertThat(node).contains("A node is a process.", "import rclpy", "from rclpy.node import Node",
-        "Nodes should do one thing.");
+        "Remember\n\nNodes should do one thing.");
     String all = String.join("\n", page.sections().stream().map(Page.Section::text).toList());
     assertThat(all).doesNotContain("@theme", "<Tabs", "TabItem", ":::", "export const", "MDX comment", "Ignored H1");
     assertThat(page.sections().get(2).text()).contains("Names are unique.", "Deeper heading", "Still in Node Names.");
@@ -76,7 +76,7 @@ class MarkdownReaderTest {
 
   @Test
   @DisplayName("JSX tags, imports, exports and comments written over several lines are removed whole; inline code,"
-      + " a comparison and the text between tags stay")
+      + " a comparison, the text between tags and an admonition's title stay; a block quote is its words, without «»")
   void multiLineMdx() {
     String mdx = """
         import {
@@ -113,6 +113,10 @@ class MarkdownReaderTest {
         <Button onClick={() => alert('hi')}>Press here</Button>
 
         A < B and C > D.
+
+        :::note[Key idea]
+        > Fusing sensors beats any one of them.
+        :::
         """;
     String text = MarkdownReader.read("docs/m/imu.mdx", mdx, null, null).sections().get(0).text();
     assertThat(text).isEqualTo("""
@@ -122,7 +126,11 @@ class MarkdownReaderTest {
 
         Press here
 
-        A < B and C > D.""");
+        A < B and C > D.
+
+        Key idea
+
+        Fusing sensors beats any one of them.""");
   }
 
   @Test
