@@ -85,14 +85,15 @@ public final class HtmlReader {
   public static Page read(String url, String html) {
     Document doc = Jsoup.parse(html, url);
     String sourceUrl = canonical(url);
-    String chapterLabel = breadcrumbChapter(doc);
+    String chapter = chapterOf(URI.create(sourceUrl).getPath());
+    String chapterLabel = breadcrumbChapter(doc, categoryPage(URI.create(sourceUrl).getPath()));
     if (chapterLabel == null) {
       chapterLabel = docbookChapter(doc);
     }
     if (redirectTarget(doc) != null) {
       // its text only says where the page went; the page it points to is read at its own address
       return new Page(sourceUrl, documentId(sourceUrl), doc.title().isBlank() ? null : doc.title().strip(),
-          chapterOf(URI.create(sourceUrl).getPath()), chapterLabel, "html", List.of());
+          chapter, chapterLabel, "html", List.of());
     }
     Element content = doc.selectFirst(CONTENT);
     if (content == null) {
@@ -122,7 +123,7 @@ public final class HtmlReader {
     collector.flush();
 
     return new Page(sourceUrl, documentId(sourceUrl), title.isEmpty() ? null : title,
-        chapterOf(URI.create(sourceUrl).getPath()), chapterLabel, "html", collector.sections);
+        chapter, chapterLabel, "html", collector.sections);
   }
 
   /**
@@ -190,16 +191,31 @@ public final class HtmlReader {
     return scheme + "://" + uri.getRawAuthority() + path;
   }
 
-  /** The path segment after /docs/, when the page sits below one. */
+  /**
+   * The path segment after /docs/, when the page sits below one; none for Docusaurus' generated
+   * category pages (/docs/category/<slug>), whose slug is made from the label, not the folder.
+   */
   static String chapterOf(String path) {
+    List<String> parts = segments(path);
+    int docs = parts.indexOf("docs");
+    return docs >= 0 && parts.size() > docs + 2 && !categoryPage(path) ? parts.get(docs + 1) : null;
+  }
+
+  /** A Docusaurus generated index: /docs/category/<slug>, the page that lists one category's pages. */
+  private static boolean categoryPage(String path) {
+    List<String> parts = segments(path);
+    int docs = parts.indexOf("docs");
+    return docs >= 0 && parts.size() == docs + 3 && parts.get(docs + 1).equals("category");
+  }
+
+  private static List<String> segments(String path) {
     List<String> parts = new ArrayList<>();
     for (String part : path.split("/")) {
       if (!part.isEmpty()) {
         parts.add(part);
       }
     }
-    int docs = parts.indexOf("docs");
-    return docs >= 0 && parts.size() > docs + 2 ? parts.get(docs + 1) : null;
+    return parts;
   }
 
   /**
@@ -235,8 +251,11 @@ public final class HtmlReader {
     return text.isEmpty() || sameLabel(text, doc.title()) ? null : text;
   }
 
-  /** Docusaurus breadcrumbs: home, then the category, then the page. */
-  private static String breadcrumbChapter(Document doc) {
+  /**
+   * Docusaurus breadcrumbs: home, then the category, then the page; on a category's own page
+   * ({@code category}) the one crumb is the category.
+   */
+  private static String breadcrumbChapter(Document doc, boolean category) {
     List<String> items = new ArrayList<>();
     for (Element item : doc.select(BREADCRUMB)) {
       if (!item.select(BREADCRUMB_HOME).isEmpty()) {
@@ -247,7 +266,7 @@ public final class HtmlReader {
         items.add(text);
       }
     }
-    return items.size() >= 2 ? items.get(0) : null;
+    return items.size() >= 2 || category && items.size() == 1 ? items.get(0) : null;
   }
 
   /** Walks the content in document order, starting a section at every h2/h3. */

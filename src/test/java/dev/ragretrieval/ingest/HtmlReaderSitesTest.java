@@ -29,9 +29,12 @@ class HtmlReaderSitesTest {
   }
 
   private static Page read(String fixture) {
+    return HtmlReader.read("https://docs.example.org/" + fixture, html(fixture));
+  }
+
+  private static String html(String fixture) {
     try (InputStream in = HtmlReaderSitesTest.class.getResourceAsStream("/html/" + fixture)) {
-      String html = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      return HtmlReader.read("https://docs.example.org/" + fixture, html);
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new AssertionError(e);
     }
@@ -143,6 +146,20 @@ class HtmlReaderSitesTest {
         .contains("Dropping a Value Early with std::mem::drop");
     assertThat(text(page)).contains("Drop trait")
         .doesNotContain("The Rust Programming Language", "Coal", "Navy", "Ayu", "Previous chapter", "Next chapter");
+  }
+
+  @Test
+  @DisplayName("Docusaurus 3.10, a generated category page (/docs/category/<slug>): its title and description are the"
+      + " text, the category is its chapter label, and the slug is no chapter; the list of the category's pages is navigation")
+  void docusaurusCategoryPage() {
+    Page page = HtmlReader.read("https://book.example.org/docs/category/module-9-sensor-features",
+        html("docusaurus/category-index.html"));
+    assertThat(page.pageTitle()).isEqualTo("Module 9: Sensor Features");
+    assertThat(page.chapter()).isNull();
+    assertThat(page.chapterLabel()).isEqualTo("Module 9: Sensor Features");
+    assertThat(text(page)).isEqualTo("How robots sense the world: IMUs, filters and fusion.");
+    assertThat(HtmlReader.chapterOf("/docs/module-9-features/sensors")).isEqualTo("module-9-features");
+    assertThat(HtmlReader.chapterOf("/docs/category/module-9-sensor-features")).isNull();
   }
 
   @Test
