@@ -71,7 +71,9 @@ public final class IngestCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--base-url", paramLabel = "URL",
-      description = "for folders: prefix of source_url (e.g. the published site); default: the path in the folder")
+      description = "for folders: the folder's published address (the site's, for a folder holding docs/); source_url"
+          + " is then each page's address there, by Docusaurus' rules (number prefixes dropped, slug, id, index pages);"
+          + " default: the path in the folder")
   String baseUrl;
 
   /** A large site under a tight embed budget takes long; a run stuck for a day is broken. */

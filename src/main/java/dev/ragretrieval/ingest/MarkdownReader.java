@@ -46,19 +46,22 @@ public final class MarkdownReader {
   /**
    * @param relativePath the page's path under the ingested root, with '/' separators
    * @param chapterLabel the module folder's {@code _category_.json} label, or null
-   * @param baseUrl prefix for source_url (e.g. the published site), or null for the bare path
+   * @param baseUrl the published folder's address (the site, for a folder holding docs/): source_url
+   *     is then the page's address there ({@link DocusaurusPath}); null for the bare path
    */
   public static Page read(String relativePath, String markdown, String chapterLabel, String baseUrl) {
     String documentId = relativePath.replaceFirst("\\.mdx?$", "");
-    String sourceUrl = baseUrl == null || baseUrl.isBlank() ? documentId
-        : baseUrl.replaceAll("/+$", "") + "/" + documentId;
     Node document = PARSER.parse(stripMdx(markdown));
     unquoteInlineCode(document);
     unwrapBlockQuotes(document);
 
     YamlFrontMatterVisitor frontMatter = new YamlFrontMatterVisitor();
     document.accept(frontMatter);
-    String title = first(frontMatter.getData(), "title");
+    Map<String, List<String>> data = frontMatter.getData();
+    String title = first(data, "title");
+    String sourceUrl = baseUrl == null || baseUrl.isBlank() ? documentId
+        : baseUrl.replaceAll("/+$", "") + "/" + DocusaurusPath.of(relativePath, first(data, "slug"), first(data, "id"),
+            !"false".equalsIgnoreCase(first(data, "parse_number_prefixes")));
 
     List<Page.Section> sections = new ArrayList<>();
     String heading = null;
