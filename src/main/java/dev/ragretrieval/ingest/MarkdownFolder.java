@@ -16,6 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
 
 /**
  * Reads a Docusaurus-style docs folder (or the bundled book on the classpath) into pages. Blocking:
@@ -76,7 +80,7 @@ public final class MarkdownFolder {
       }
       String chapter = MarkdownReader.chapterOf(path.replaceFirst("\\.mdx?$", ""));
       String label = chapter == null ? null
-          : labels.computeIfAbsent(chapterDir(path), dir -> label(load.apply(dir + "/_category_.json")));
+          : labels.computeIfAbsent(chapterDir(path), dir -> label(dir, load));
       pages.add(MarkdownReader.read(path, text, label, baseUrl));
     }
     return pages;
@@ -102,15 +106,30 @@ public final class MarkdownFolder {
     return String.join("/", java.util.Arrays.copyOfRange(parts, 0, at + 1));
   }
 
-  private static String label(String categoryJson) {
-    if (categoryJson == null) {
-      return null;
+  /** The category's label from its {@code _category_.json}, or {@code _category_.yml}/{@code .yaml}, as Docusaurus reads either. */
+  private static String label(String dir, Function<String, String> load) {
+    String json = load.apply(dir + "/_category_.json");
+    if (json != null) {
+      try {
+        return label(new JsonObject(json).getValue("label"));
+      } catch (DecodeException e) {
+        return null; // a broken _category_.json only loses the label
+      }
     }
-    try {
-      String label = new JsonObject(categoryJson).getString("label");
-      return label == null || label.isBlank() ? null : label.strip();
-    } catch (DecodeException | ClassCastException e) {
-      return null; // a broken _category_.json only loses the label
+    for (String name : new String[] {"/_category_.yml", "/_category_.yaml"}) {
+      String yaml = load.apply(dir + name);
+      if (yaml != null) {
+        try {
+          return new Yaml(new SafeConstructor(new LoaderOptions())).load(yaml) instanceof Map<?, ?> map ? label(map.get("label")) : null;
+        } catch (YAMLException e) {
+          return null;
+        }
+      }
     }
+    return null;
+  }
+
+  private static String label(Object value) {
+    return value instanceof String label && !label.isBlank() ? label.strip() : null;
   }
 }

@@ -2,6 +2,7 @@ package dev.ragretrieval.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
@@ -31,5 +32,25 @@ class MarkdownFolderTest {
 
     Files.writeString(root.resolve("docs/module-1/latin1.md"), "# Caf\u00e9\n\nna\u00efve text\n", StandardCharsets.UTF_8);
     assertThat(MarkdownFolder.read(root, null)).extracting(Page::pageTitle).containsExactly("Fine", "Caf\u00e9");
+  }
+
+  @Test
+  @DisplayName("a category's label comes from _category_.json or, as Docusaurus also reads it, _category_.yml;"
+      + " a broken file only loses the label")
+  void categoryLabels() throws Exception {
+    for (String module : new String[] {"m1", "m2", "m3", "m4"}) {
+      Files.createDirectories(root.resolve("docs/" + module));
+      Files.writeString(root.resolve("docs/" + module + "/page.md"), "# Page of " + module + "\n\nText.\n");
+    }
+    Files.writeString(root.resolve("docs/m1/_category_.json"), "{\"label\": \"Module 1: ROS 2\", \"position\": 1}");
+    Files.writeString(root.resolve("docs/m2/_category_.yml"), "label: 'Module 2: Simulation'\nposition: 2\n");
+    Files.writeString(root.resolve("docs/m3/_category_.yaml"), "label: [not, a, label]\n");
+    Files.writeString(root.resolve("docs/m4/_category_.yml"), "label: 'unclosed\n  - : :\n");
+
+    assertThat(MarkdownFolder.read(root, null)).extracting(Page::chapter, Page::chapterLabel).containsExactly(
+        tuple("m1", "Module 1: ROS 2"),
+        tuple("m2", "Module 2: Simulation"),
+        tuple("m3", null),
+        tuple("m4", null));
   }
 }
