@@ -39,6 +39,7 @@ public final class MarkdownReader {
   private static final Pattern ADMONITION = Pattern.compile("^\\s*:::+\\s*[\\w-]*\\s*(?:\\[(.*)]|(.*?))\\s*$");
   /** A JSX element's opening or closing tag, or a fragment's: {@code <Tabs}, {@code </TabItem}, {@code <>}. */
   private static final Pattern JSX_START = Pattern.compile("</?(>|[A-Z][\\w.]*(?=[\\s/>]|$))", Pattern.MULTILINE);
+  private static final Pattern HEADING_ID = Pattern.compile("\\s*\\\\?\\{#[^}\\s]*\\\\?}\\s*$");
   private static final Pattern BLANK_LINES = Pattern.compile("(?m)^[ \\t]+$");
 
   private MarkdownReader() {}
@@ -73,7 +74,8 @@ public final class MarkdownReader {
         continue;
       }
       if (node instanceof Heading h && h.getLevel() <= 3) {
-        String headingText = TEXT.render(h).strip();
+        // "## Kinematics {#kinematics}": the explicit anchor id is markup, not the heading's words
+        String headingText = HEADING_ID.matcher(TEXT.render(h)).replaceFirst("").strip();
         if (h.getLevel() == 1) {
           title = title == null ? headingText : title;
           continue;

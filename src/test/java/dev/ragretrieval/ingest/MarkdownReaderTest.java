@@ -75,7 +75,8 @@ class MarkdownReaderTest {
   }
 
   @Test
-  @DisplayName("JSX tags, imports, exports and comments written over several lines are removed whole; inline code,"
+  @DisplayName("JSX tags, imports, exports and comments written over several lines are removed whole, and a heading's {#id};"
+      + " inline code,"
       + " a comparison, the text between tags and an admonition's title stay; a block quote is its words, without «»")
   void multiLineMdx() {
     String mdx = """
@@ -88,7 +89,7 @@ class MarkdownReaderTest {
           <span style={{backgroundColor: color}}>{children}</span>
         );
 
-        ## Inertial measurement
+        ## Inertial measurement {#imu}
 
         <Tabs
           defaultValue="py"
@@ -118,7 +119,9 @@ class MarkdownReaderTest {
         > Fusing sensors beats any one of them.
         :::
         """;
-    String text = MarkdownReader.read("docs/m/imu.mdx", mdx, null, null).sections().get(0).text();
+    Page.Section section = MarkdownReader.read("docs/m/imu.mdx", mdx, null, null).sections().get(0);
+    assertThat(section.heading()).isEqualTo("Inertial measurement"); // its explicit id {#imu} is markup
+    String text = section.text();
     assertThat(text).isEqualTo("""
         imu = read_imu()  # <Tabs> here is code
 
