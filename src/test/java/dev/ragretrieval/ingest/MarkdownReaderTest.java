@@ -75,9 +75,9 @@ class MarkdownReaderTest {
   }
 
   @Test
-  @DisplayName("JSX tags, imports, exports and comments written over several lines are removed whole, and a heading's {#id};"
-      + " inline code,"
-      + " a comparison, the text between tags and an admonition's title stay; a block quote is its words, without «»")
+  @DisplayName("JSX tags, imports, exports and comments written over several lines are removed whole, and a heading's"
+      + " {#id}; inline code, a comparison, the text between tags and an admonition's title stay; a block quote is its"
+      + " words, without «»")
   void multiLineMdx() {
     String mdx = """
         import {
