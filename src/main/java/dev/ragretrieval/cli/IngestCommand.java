@@ -63,6 +63,10 @@ public final class IngestCommand implements Callable<Integer> {
           + " breadth first (for sites without a sitemap); mirrored like a sitemap")
   boolean crawl;
 
+  @Option(names = "--ignore-robots",
+      description = "with --crawl: fetch the pages the site's robots.txt disallows too (by default a crawl obeys it)")
+  boolean ignoreRobots;
+
   @Option(names = "--max-pages", paramLabel = "N", defaultValue = "1000",
       description = "with --crawl: stop after N pages (default ${DEFAULT-VALUE}); a crawl cut short removes no page")
   int maxPages;
@@ -106,7 +110,7 @@ public final class IngestCommand implements Callable<Integer> {
       // the sitemap and the first pages (bounded: SiteCrawler.Stream.BUFFERED) are fetched while the
       // store and the embedder are checked; a failed check still wins, whatever the fetches did
       Future<SiteCrawler.Stream> fetching = !from.web() ? null
-          : crawl ? crawler.crawlFrom(source, maxPages) : crawler.stream(source);
+          : crawl ? crawler.crawlFrom(source, maxPages, !ignoreRobots) : crawler.stream(source);
       if (crawl) {
         cli.err().println("crawling " + source + ": the pages that links lead to under "
             + SiteCrawler.crawlScope(source) + " (at most " + maxPages + ")");
@@ -126,6 +130,12 @@ public final class IngestCommand implements Callable<Integer> {
         // pages are chunked and embedded while the rest are still being fetched (a crawl has fetched
         // them all to find their links, which takes as long as the site is large)
         SiteCrawler.Stream pages = Services.await(fetching, crawl ? RUN_LIMIT : Services.STARTUP);
+        if (!pages.disallowed().isEmpty()) {
+          cli.err().println("note: the site's robots.txt disallows " + Ingestor.plural(pages.disallowed().size(), "linked page")
+              + ", not fetched (--ignore-robots fetches them): " + String.join(", ",
+                  pages.disallowed().subList(0, Math.min(5, pages.disallowed().size())))
+              + (pages.disallowed().size() > 5 ? ", ..." : ""));
+        }
         if (pages.capped()) {
           options = options.fromSource(from.id(), false, Set.of());
           cli.err().println("note: the crawl stopped at " + Ingestor.plural(maxPages, "page") + " (--max-pages)"
@@ -208,6 +218,9 @@ public final class IngestCommand implements Callable<Integer> {
       } catch (IllegalArgumentException e) {
         throw new ParameterException(spec.commandLine(), "not a valid URL: " + source);
       }
+    }
+    if (ignoreRobots && !crawl) {
+      throw new ParameterException(spec.commandLine(), "--ignore-robots goes with --crawl (a sitemap or page URL names its pages)");
     }
     if (maxPages < 1) {
       throw new ParameterException(spec.commandLine(), "--max-pages must be at least 1, got " + maxPages);

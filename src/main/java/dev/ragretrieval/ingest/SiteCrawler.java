@@ -1,5 +1,7 @@
 package dev.ragretrieval.ingest;
 
+import crawlercommons.robots.BaseRobotRules;
+import crawlercommons.robots.SimpleRobotRulesParser;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
 import io.vertx.core.Future;
@@ -53,6 +55,9 @@ public final class SiteCrawler implements AutoCloseable {
 
   private static final int MAX_SITEMAP_DEPTH = 2;
 
+  /** The product token of the crawler's User-Agent: the robot name a robots.txt group may address. */
+  public static final String ROBOT = "rag-retrieval-ingest";
+
   private final Vertx vertx;
   private final WebClient client;
   private final int concurrency;
@@ -67,7 +72,7 @@ public final class SiteCrawler implements AutoCloseable {
     this.concurrency = concurrency;
     this.timeout = timeout;
     this.client = WebClient.create(vertx, new WebClientOptions()
-        .setUserAgent("rag-retrieval-ingest/1.0").setFollowRedirects(true)
+        .setUserAgent(ROBOT + "/1.0").setFollowRedirects(true)
         .setConnectTimeout((int) timeout.toMillis()));
   }
 
@@ -109,7 +114,7 @@ public final class SiteCrawler implements AutoCloseable {
                 new ServiceException(ErrorCode.INVALID_REQUEST, "the sitemap " + url + " lists no pages"))
             : Future.<List<String>>succeededFuture(List.copyOf(new LinkedHashSet<>(found))));
     return urls.map(list -> {
-      Stream stream = new Stream(list, Map.of(), false, List.of());
+      Stream stream = new Stream(list, Map.of(), false, List.of(), List.of());
       stream.start();
       return stream;
     });
@@ -127,23 +132,59 @@ public final class SiteCrawler implements AutoCloseable {
    * to the ingest, which fetches nothing again. A page that fails is among the stream's failures;
    * if the start page fails, so does the crawl.
    */
-  public Future<Stream> crawlFrom(String start, int maxPages) {
+  public Future<Stream> crawlFrom(String start, int maxPages, boolean obeyRobots) {
     String first;
     try {
       first = HtmlReader.canonical(start);
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, "not a valid URL: " + start));
     }
-    Crawl crawl = new Crawl(first, maxPages);
-    crawl.admit(first);
-    return crawl.level(List.of(first)).compose(done -> {
-      if (crawl.startFailure != null) {
-        return Future.<Stream>failedFuture(crawl.startFailure);
+    Future<Robots> robots = obeyRobots ? robots(first) : Future.succeededFuture(null);
+    return robots.compose(rules -> {
+      if (rules != null && !rules.rules().isAllowed(first)) {
+        return Future.failedFuture(new ServiceException(ErrorCode.INVALID_REQUEST, rules.refusal(first)));
       }
-      Stream stream = new Stream(List.copyOf(crawl.pages.keySet()), crawl.pages, crawl.capped, crawl.failures);
-      stream.start();
-      return Future.succeededFuture(stream);
+      Crawl crawl = new Crawl(first, maxPages, rules == null ? null : rules.rules());
+      crawl.admit(first);
+      return crawl.level(List.of(first)).compose(done -> {
+        if (crawl.startFailure != null) {
+          return Future.<Stream>failedFuture(crawl.startFailure);
+        }
+        Stream stream = new Stream(List.copyOf(crawl.pages.keySet()), crawl.pages, crawl.capped, crawl.failures,
+            List.copyOf(crawl.disallowed));
+        stream.start();
+        return Future.succeededFuture(stream);
+      });
     });
+  }
+
+  /** What a site's robots.txt lets {@link #ROBOT} fetch, and how it was had (null: read and parsed). */
+  private record Robots(BaseRobotRules rules, String url, String unavailable) {
+    String refusal(String page) {
+      return unavailable == null
+          ? "the site's robots.txt (" + url + ") does not let " + ROBOT + " fetch " + page
+              + ": --ignore-robots crawls it anyway, or ingest the site's sitemap"
+          : url + " " + unavailable + ", and a crawl then fetches nothing (RFC 9309):"
+              + " run it again later, or --ignore-robots";
+    }
+  }
+
+  /**
+   * The rules of the robots.txt at the root of {@code page}'s site for {@link #ROBOT}, as RFC 9309
+   * reads them (crawler-commons): a group naming this robot, else the "*" group; the longest
+   * matching rule wins. Missing (4xx): everything is allowed; a server error or no answer: nothing is.
+   */
+  private Future<Robots> robots(String page) {
+    URI site = URI.create(page);
+    String url = site.getScheme() + "://" + site.getRawAuthority() + "/robots.txt";
+    SimpleRobotRulesParser parser = new SimpleRobotRulesParser();
+    return client.getAbs(url).timeout(timeout.toMillis()).send()
+        .map(response -> response.statusCode() / 100 == 2
+            ? new Robots(parser.parseContent(url, response.bodyAsBuffer() == null ? new byte[0]
+                : response.bodyAsBuffer().getBytes(), response.getHeader("Content-Type"), List.of(ROBOT)), url, null)
+            : new Robots(parser.failedFetch(response.statusCode()), url, "answered HTTP " + response.statusCode()))
+        .recover(err -> Future.succeededFuture(
+            new Robots(parser.failedFetch(503), url, "could not be fetched (" + reason(err) + ")")));
   }
 
   /** Where a crawl from {@code start} may go: its folder, "https://site/book/" for "https://site/book/ch01.html". */
@@ -164,17 +205,26 @@ public final class SiteCrawler implements AutoCloseable {
     private volatile boolean capped;
     /** Why the start page could not be fetched: the crawl fails with it. */
     private volatile Throwable startFailure;
+    /** The site's robots.txt rules for this crawl, or null when they are ignored. */
+    private final BaseRobotRules robots;
+    /** Linked pages that robots.txt keeps this crawl from, in the order they were found. */
+    private final Set<String> disallowed = new LinkedHashSet<>();
 
-    Crawl(String start, int maxPages) {
+    Crawl(String start, int maxPages, BaseRobotRules robots) {
       this.start = start;
       this.scope = crawlScope(start);
       this.maxPages = maxPages;
+      this.robots = robots;
     }
 
-    /** Whether {@code url} is new and within the limit; the page it names is then this crawl's to fetch. */
+    /** Whether {@code url} is new, allowed and within the limit; the page it names is then this crawl's to fetch. */
     synchronized boolean admit(String url) {
       String key = url.replaceFirst("/index\\.html?$", "/");
-      if (seen.contains(key)) {
+      if (seen.contains(key) || disallowed.contains(key)) {
+        return false;
+      }
+      if (robots != null && !robots.isAllowed(url)) {
+        disallowed.add(key);
         return false;
       }
       if (seen.size() >= maxPages) {
@@ -282,6 +332,7 @@ public final class SiteCrawler implements AutoCloseable {
     /** Pages a crawl fetched already (to find their links): URL to HTML, each taken once. */
     private final Map<String, String> fetched;
     private final boolean capped;
+    private final List<String> disallowed;
     private final AtomicInteger nextUrl = new AtomicInteger();
     private final java.util.ArrayDeque<SourcePage> ready = new java.util.ArrayDeque<>();
     private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
@@ -289,11 +340,18 @@ public final class SiteCrawler implements AutoCloseable {
     private Promise<Void> pageArrived;
     private final List<Runnable> pausedLanes = new ArrayList<>();
 
-    private Stream(List<String> urls, Map<String, String> fetched, boolean capped, List<Failure> failed) {
+    private Stream(List<String> urls, Map<String, String> fetched, boolean capped, List<Failure> failed,
+        List<String> disallowed) {
       this.urls = urls;
       this.fetched = fetched;
       this.capped = capped;
+      this.disallowed = disallowed;
       failures.addAll(failed);
+    }
+
+    /** Pages a crawl found links to but did not fetch, because the site's robots.txt disallows them. */
+    public List<String> disallowed() {
+      return disallowed;
     }
 
     /** Whether a crawl stopped at its page limit with links left to follow: the site holds more than these pages. */

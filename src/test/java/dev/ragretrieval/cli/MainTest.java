@@ -191,14 +191,18 @@ class MainTest {
   }
 
   @Test
-  @DisplayName("ingest --crawl: the pages that links lead to from a page, mirrored like a sitemap; with a folder,"
-      + " a sitemap or --max-pages 0 it is a usage error")
+  @DisplayName("ingest --crawl: the pages that links lead to from a page, mirrored like a sitemap, robots.txt obeyed"
+      + " unless --ignore-robots; with a folder, a sitemap or --max-pages 0 it is a usage error, and so is"
+      + " --ignore-robots without --crawl")
   void crawl() throws Exception {
     assertThat(run("ingest", work.toString(), "--crawl").code()).isEqualTo(2);
     assertThat(run("ingest", "http://127.0.0.1:1/sitemap.xml", "--crawl").code()).isEqualTo(2);
     Run zero = run("ingest", "http://127.0.0.1:1/docs/a.html", "--crawl", "--max-pages", "0");
     assertThat(zero.code()).isEqualTo(2);
     assertThat(zero.err()).contains("--max-pages must be at least 1");
+    Run rude = run("ingest", "http://127.0.0.1:1/sitemap.xml", "--ignore-robots");
+    assertThat(rude.code()).isEqualTo(2);
+    assertThat(rude.err()).contains("--ignore-robots goes with --crawl");
 
     Map<String, String> site = new java.util.concurrent.ConcurrentHashMap<>();
     site.put("/docs/index.html", crawlPage("Garden", "<p>Notes on a small kitchen garden.</p>"
@@ -211,7 +215,8 @@ class MainTest {
     server.createContext("/", exchange -> {
       String body = site.get(exchange.getRequestURI().getPath());
       byte[] bytes = (body == null ? "not found" : body).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "text/html; charset=utf-8");
+      exchange.getResponseHeaders().set("Content-Type",
+          exchange.getRequestURI().getPath().endsWith(".txt") ? "text/plain" : "text/html; charset=utf-8");
       exchange.sendResponseHeaders(body == null ? 404 : 200, bytes.length);
       exchange.getResponseBody().write(bytes);
       exchange.close();
@@ -234,6 +239,18 @@ class MainTest {
       assertThat(cut.code()).as(cut.err()).isZero();
       assertThat(cut.err()).contains("the crawl stopped at 1 page (--max-pages)");
       assertThat(cut.out()).contains("1 page (0 new, 0 changed, 1 unchanged, 0 removed)");
+
+      site.put("/docs/index.html", crawlPage("Garden", "<p>Notes on a small kitchen garden.</p>"
+          + "<a href='tomatoes.html'>Tomatoes</a> <a href='basil.html'>Basil</a>"));
+      site.put("/robots.txt", "User-agent: *\nDisallow: /docs/basil\n");
+      Run polite = run("ingest", start, "--crawl", "--collection", "site");
+      assertThat(polite.code()).as(polite.err()).isZero();
+      assertThat(polite.err()).contains("note: the site's robots.txt disallows 1 linked page, not fetched"
+          + " (--ignore-robots fetches them): http://127.0.0.1:" + server.getAddress().getPort() + "/docs/basil.html");
+      assertThat(polite.out()).contains("2 pages (0 new, 1 changed, 1 unchanged, 0 removed)");
+      Run all = run("ingest", start, "--crawl", "--ignore-robots", "--collection", "site");
+      assertThat(all.code()).as(all.err()).isZero();
+      assertThat(all.out()).contains("3 pages (1 new, 0 changed, 2 unchanged, 0 removed)");
     } finally {
       server.stop(0);
     }

@@ -2,6 +2,7 @@ package dev.ragretrieval.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.junit5.VertxExtension;
@@ -20,6 +21,9 @@ class SiteCrawlerTest {
   private HttpServer server;
   private SiteCrawler crawler;
   private String base;
+  /** What /robots.txt answers: its status and body (404 by default, as on a site without one). */
+  private int robotsStatus = 404;
+  private String robots = "";
 
   static String page(String title, String breadcrumb, String body) {
     return """
@@ -104,6 +108,7 @@ class SiteCrawlerTest {
         case "/book/appendix.html" -> html(req, book("Appendix", "<p>Reached through the print page.</p>"
             + "<a href='hidden.html'>Hidden</a>").replace("<head>", "<head><meta name='robots' content='nofollow'>"));
         case "/outside.html" -> html(req, book("Outside", "<p>Not in the book.</p>"));
+        case "/robots.txt" -> req.response().setStatusCode(robotsStatus).putHeader("content-type", "text/plain").end(robots);
         default -> req.response().setStatusCode(404).end("not found");
       }
     }).listen(0, "127.0.0.1").onComplete(test.succeeding(s -> {
@@ -246,7 +251,7 @@ class SiteCrawlerTest {
       + " index.html dropped), redirect stubs followed; no images, sources, downloads or other folders; a dead link fails")
   void crawlsFromAPage(VertxTestContext test) {
     List<Page> taken = new java.util.ArrayList<>();
-    crawler.crawlFrom(base + "/book/index.html", 100).compose(stream -> drain(stream, taken).map(stream))
+    crawler.crawlFrom(base + "/book/index.html", 100, true).compose(stream -> drain(stream, taken).map(stream))
         .onComplete(test.succeeding(stream -> test.verify(() -> {
           assertThat(stream.capped()).isFalse();
           // the contents page and the redirect stub are fetched (their links are followed) but hold no
@@ -268,7 +273,7 @@ class SiteCrawlerTest {
   @DisplayName("--crawl with --max-pages: the first pages in breadth-first order, and the stream says it was cut short")
   void crawlStopsAtTheLimit(VertxTestContext test) {
     List<Page> taken = new java.util.ArrayList<>();
-    crawler.crawlFrom(base + "/book/index.html", 3).compose(stream -> drain(stream, taken).map(stream))
+    crawler.crawlFrom(base + "/book/index.html", 3, true).compose(stream -> drain(stream, taken).map(stream))
         .onComplete(test.succeeding(stream -> test.verify(() -> {
           assertThat(stream.capped()).isTrue();
           assertThat(stream.size()).isEqualTo(3); // the contents page, then the two it links to
@@ -278,9 +283,60 @@ class SiteCrawlerTest {
   }
 
   @Test
+  @DisplayName("--crawl obeys robots.txt: a disallowed folder is neither fetched nor followed, and the stream names it;"
+      + " a group naming this crawler wins over the \"*\" group")
+  void crawlObeysRobots(VertxTestContext test) {
+    robotsStatus = 200;
+    robots = "User-agent: *\nDisallow: /book/part/\nAllow: /book/part/two/\n";
+    List<Page> taken = new java.util.ArrayList<>();
+    crawler.crawlFrom(base + "/book/index.html", 100, true).compose(stream -> drain(stream, taken).map(stream))
+        .compose(stream -> {
+          test.verify(() -> {
+            // part/one.html is disallowed, so two/ (allowed, but linked only from one.html) is never found
+            assertThat(stream.disallowed()).containsExactly(base + "/book/part/one.html");
+            assertThat(taken).extracting(Page::pageTitle).containsExactly("Intro");
+          });
+          robots = "User-agent: *\nDisallow: /\n\nUser-agent: " + SiteCrawler.ROBOT + "\nDisallow: /book/intro.html\n";
+          taken.clear();
+          return crawler.crawlFrom(base + "/book/index.html", 100, true).compose(again -> drain(again, taken).map(again));
+        })
+        .onComplete(test.succeeding(stream -> test.verify(() -> {
+          assertThat(stream.disallowed()).containsExactly(base + "/book/intro.html");
+          assertThat(taken).extracting(Page::pageTitle).containsExactlyInAnyOrder("One", "Two", "Three", "Appendix");
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("--crawl: a start page robots.txt disallows, or a robots.txt that answers 503, stops the crawl with a"
+      + " reason; --ignore-robots crawls anyway")
+  void robotsRefusals(VertxTestContext test) {
+    robotsStatus = 200;
+    robots = "User-agent: *\nDisallow: /\n";
+    crawler.crawlFrom(base + "/book/index.html", 100, true)
+        .compose(crawled -> Future.failedFuture(new AssertionError("a crawl that robots.txt disallows ran")), refused -> {
+          test.verify(() -> assertThat(refused).hasMessage("the site's robots.txt (" + base + "/robots.txt) does not let "
+              + "rag-retrieval-ingest fetch " + base + "/book/index.html: --ignore-robots crawls it anyway, or ingest the"
+              + " site's sitemap"));
+          robotsStatus = 503;
+          return crawler.crawlFrom(base + "/book/index.html", 100, true);
+        })
+        .compose(crawled -> Future.failedFuture(new AssertionError("a crawl without robots.txt's answer ran")), unavailable -> {
+          test.verify(() -> assertThat(unavailable).hasMessage(base + "/robots.txt answered HTTP 503, and a crawl then"
+              + " fetches nothing (RFC 9309): run it again later, or --ignore-robots"));
+          return crawler.crawlFrom(base + "/book/index.html", 100, false);
+        })
+        .onComplete(test.succeeding(stream -> test.verify(() -> {
+          assertThat(stream.disallowed()).isEmpty();
+          assertThat(stream.size()).isEqualTo(7);
+          test.completeNow();
+        })));
+  }
+
+  @Test
   @DisplayName("--crawl from a page that cannot be fetched fails with that page's reason")
   void crawlFromAMissingPage(VertxTestContext test) {
-    crawler.crawlFrom(base + "/book/nothing.html", 10).onComplete(test.failing(err -> test.verify(() -> {
+    crawler.crawlFrom(base + "/book/nothing.html", 10, true).onComplete(test.failing(err -> test.verify(() -> {
       assertThat(err).hasMessageContaining("/book/nothing.html").hasMessageContaining("404");
       test.completeNow();
     })));
