@@ -40,9 +40,16 @@ public final class MarkdownReader {
   /** A JSX element's opening or closing tag, or a fragment's: {@code <Tabs}, {@code </TabItem}, {@code <>}. */
   private static final Pattern JSX_START = Pattern.compile("</?(>|[A-Z][\\w.]*(?=[\\s/>]|$))", Pattern.MULTILINE);
   private static final Pattern HEADING_ID = Pattern.compile("\\s*\\\\?\\{#[^}\\s]*\\\\?}\\s*$");
+  /** What a tag holds outside its braces and strings: names, {@code =}, {@code /} and white space. */
+  private static final CharMatcher ATTRIBUTE_CHARS = c -> Character.isLetterOrDigit(c) || Character.isWhitespace(c)
+      || "-_:.=/".indexOf(c) >= 0;
   private static final Pattern BLANK_LINES = Pattern.compile("(?m)^[ \\t]+$");
 
   private MarkdownReader() {}
+
+  private interface CharMatcher {
+    boolean matches(char c);
+  }
 
   /**
    * @param relativePath the page's path under the ingested root, with '/' separators
@@ -114,10 +121,11 @@ public final class MarkdownReader {
     boolean inCode = false;
     int openBrackets = 0; // of an import or export statement that goes on over the next lines
     for (String line : markdown.split("\\R", -1)) {
-      if (openBrackets > 0) {
+      if (openBrackets > 0 && !line.isBlank()) {
         openBrackets += brackets(line);
         continue;
       }
+      openBrackets = 0; // a statement never goes on past a blank line
       if (FENCE.matcher(line).matches()) {
         if (!inCode) {
           out.append(withoutJsx(prose));
@@ -182,15 +190,26 @@ public final class MarkdownReader {
     return BLANK_LINES.matcher(out).replaceAll("");
   }
 
-  /** The index of the {@code >} that closes the tag opened at {@code start}, or -1. */
+  /**
+   * The index of the {@code >} that closes the tag opened at {@code start}, or -1 when none does
+   * before a blank line or where a tag cannot go on (prose: "<Enter to go on; then"). A quote opens
+   * a string only where JSX has one (an attribute's value after {@code =}, or inside braces), so an
+   * apostrophe in prose is no string.
+   */
   private static int tagEnd(String text, int start) {
     int braces = 0;
     char quote = 0;
+    char last = 0; // the last character outside strings that is not white space
     for (int i = start + 1; i < text.length(); i++) {
       char c = text.charAt(i);
+      if (c == '\n' && text.startsWith("\n", i + 1 + indent(text, i + 1))) {
+        return -1; // a blank line: this was no tag
+      }
       if (quote != 0) {
         quote = c == quote ? 0 : quote;
-      } else if (c == '"' || c == '\'' || c == '`') {
+        continue;
+      }
+      if ((c == '"' || c == '\'' || c == '`') && (braces > 0 || last == '=')) {
         quote = c;
       } else if (c == '{') {
         braces++;
@@ -198,8 +217,11 @@ public final class MarkdownReader {
         braces--;
       } else if (c == '>' && braces <= 0) {
         return i;
-      } else if (c == '\n' && braces <= 0 && text.startsWith("\n", i + 1 + indent(text, i + 1))) {
-        return -1; // a blank line: this was no tag
+      } else if (braces <= 0 && !ATTRIBUTE_CHARS.matches(c)) {
+        return -1; // "<Enter to go on; then" is prose: a tag holds only names, = and values
+      }
+      if (!Character.isWhitespace(c)) {
+        last = c;
       }
     }
     return -1;

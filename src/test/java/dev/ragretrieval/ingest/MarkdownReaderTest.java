@@ -115,6 +115,12 @@ class MarkdownReaderTest {
 
         A < B and C > D.
 
+        Press <Enter to go on; don't hold it. Then type x > 0.
+
+        import the settings the usual way (see below
+
+        This paragraph stays.
+
         :::note[Key idea]
         > Fusing sensors beats any one of them.
         :::
@@ -130,6 +136,10 @@ class MarkdownReaderTest {
         Press here
 
         A < B and C > D.
+
+        Press <Enter to go on; don't hold it. Then type x > 0.
+
+        This paragraph stays.
 
         Key idea
 
