@@ -13,11 +13,14 @@ import java.util.regex.Pattern;
  * front matter says {@code parse_number_prefixes: false}; the front matter's {@code id} replaces the
  * file name; {@code slug} replaces the whole path when it starts with '/', else the file name part;
  * {@code index.md}, {@code README.md} and a file named like its folder are the folder's own page.
+ * A site's {@code blog/} and {@code src/pages/} follow the blog's and the pages' rules.
  */
 final class DocusaurusPath {
 
   // Docusaurus' DefaultNumberPrefixParser: "01-intro" and "003 - intro", but not "2021-11-notes" or "7.0-notes"
   private static final Pattern IGNORED_PREFIX = Pattern.compile("^\\d+[-_.]\\d+.*");
+  // Docusaurus' blog plugin: a date anywhere in the path, then the post's name
+  private static final Pattern BLOG_DATE = Pattern.compile("^(.*)(\\d{4}[-/]\\d{1,2}[-/]\\d{1,2})[-/]?(.*?)(?:/index)?\\.mdx?$");
   private static final Pattern NUMBER_PREFIX = Pattern.compile("^\\d+\\s*[-_.]+\\s*([^-_.\\s].*)$");
 
   private DocusaurusPath() {}
@@ -33,6 +36,14 @@ final class DocusaurusPath {
    * @param parseNumberPrefixes false when the front matter turns prefix parsing off
    */
   static String of(String relativePath, String slug, String id, boolean parseNumberPrefixes) {
+    if (relativePath.startsWith("blog/")) {
+      return blogPost(relativePath.substring("blog/".length()), slug);
+    }
+    if (relativePath.startsWith("src/pages/")) {
+      // a standalone Markdown page: its path below src/pages is its address
+      return relativePath.substring("src/pages/".length()).replaceFirst("(^|/)index\\.mdx?$", "$1")
+          .replaceFirst("\\.mdx?$", "");
+    }
     String root = relativePath.startsWith("docs/") ? "docs" : "";
     String source = root.isEmpty() ? relativePath : relativePath.substring(root.length() + 1);
     int slash = source.lastIndexOf('/');
@@ -53,6 +64,21 @@ final class DocusaurusPath {
     }
     String path = route.replaceFirst("^/+", "");
     return root.isEmpty() ? path : path.isEmpty() ? root + "/" : root + "/" + path;
+  }
+
+  /**
+   * A blog post of a site's blog/ folder: its front matter's slug, else the date in its path as
+   * /YYYY/MM/DD/ before the rest ("2024-01-15-hello.md" is blog/2024/01/15/hello).
+   */
+  private static String blogPost(String source, String slug) {
+    if (slug != null) {
+      return "blog/" + slug.replaceFirst("^/+", "");
+    }
+    Matcher dated = BLOG_DATE.matcher(source);
+    if (dated.matches()) {
+      return "blog/" + dated.group(2).replace('-', '/') + "/" + dated.group(1) + dated.group(3);
+    }
+    return "blog/" + source.replaceFirst("(/index)?\\.mdx?$", "");
   }
 
   private static boolean categoryIndex(String fileName, String dir) {

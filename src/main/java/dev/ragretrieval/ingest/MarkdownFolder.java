@@ -29,7 +29,10 @@ public final class MarkdownFolder {
 
   private MarkdownFolder() {}
 
-  /** Every .md/.mdx file under {@code root}, skipping hidden folders and node_modules, in path order. */
+  /**
+   * Every .md/.mdx file under {@code root}, in path order, skipping hidden folders, node_modules,
+   * partials ({@code _name.md}), the root README, and a Docusaurus site's i18n/ and versioned_docs/.
+   */
   public static List<Page> read(Path root, String baseUrl) throws IOException {
     List<String> paths;
     try (Stream<Path> files = Files.walk(root)) {
@@ -94,6 +97,10 @@ public final class MarkdownFolder {
       if (part.startsWith(".") || part.equals("node_modules")) {
         return false;
       }
+    }
+    // a Docusaurus site's translations and older versions repeat its docs (other languages, old text)
+    if (relative.startsWith("i18n/") || relative.startsWith("versioned_docs/")) {
+      return false;
     }
     String name = relative.substring(relative.lastIndexOf('/') + 1);
     // the root README describes the repository, not a page of the book

@@ -29,8 +29,16 @@ class DocusaurusPathTest {
       docs/z-edge/06-up.md                 | ../up-one         | -     | true  | docs/up-one
       docs/z-edge/07-id.md                 | -                 | my-id | true  | docs/z-edge/my-id
       docs/03-keep/08-kept.md              | -                 | -     | false | docs/03-keep/08-kept
+      blog/2024-01-15-hello-world.md       | -                 | -     | true  | blog/2024/01/15/hello-world
+      blog/2024-03-05-welcome-post/index.md | -                | -     | true  | blog/2024/03/05/welcome-post
+      blog/plain-post.md                   | -                 | -     | true  | blog/plain-post
+      blog/2022-02-02-sluggy.md            | custom-slug       | -     | true  | blog/custom-slug
+      blog/2023/2023-06-07-nested.md       | -                 | -     | true  | blog/2023/06/07/2023/nested
+      src/pages/guides/extra.md            | -                 | -     | true  | guides/extra
+      src/pages/index.md                   | -                 | -     | true  | ''
       """)
-  @DisplayName("a page's path on the published site follows Docusaurus' rules: number prefixes, index pages, slug, id")
+  @DisplayName("a page's path on the published site follows Docusaurus' rules: number prefixes, index pages, slug, id;"
+      + " a blog post's date, a standalone page's path")
   void docusaurusRules(String file, String slug, String id, boolean parsePrefixes, String published) {
     assertThat(DocusaurusPath.of(file, slug, id, parsePrefixes)).isEqualTo(published);
   }

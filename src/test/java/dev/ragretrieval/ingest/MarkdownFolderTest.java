@@ -53,4 +53,17 @@ class MarkdownFolderTest {
         tuple("m3", null),
         tuple("m4", null));
   }
+
+  @Test
+  @DisplayName("a site's folder: its docs, not its translations, older versions, partials, node_modules or README")
+  void siteFolder() throws Exception {
+    for (String file : new String[] {"docs/m1/intro.md", "docs/m1/_partial.md", "blog/2024-01-01-hello.md",
+        "i18n/fr/docusaurus-plugin-content-docs/current/m1/intro.md", "versioned_docs/version-1.0/m1/intro.md",
+        "node_modules/pkg/readme.md", ".docusaurus/x.md", "README.md"}) {
+      Files.createDirectories(root.resolve(file).getParent());
+      Files.writeString(root.resolve(file), "# Page\n\nText of " + file + ".\n");
+    }
+    assertThat(MarkdownFolder.read(root, null)).extracting(Page::sourceUrl)
+        .containsExactly("blog/2024-01-01-hello", "docs/m1/intro");
+  }
 }
