@@ -29,9 +29,14 @@ public final class MarkdownFolder {
 
   private MarkdownFolder() {}
 
+  /** What Docusaurus publishes of a site's repository: its docs, its blog and its Markdown pages. */
+  private static final List<String> SITE_FOLDERS = List.of("docs/", "blog/", "src/pages/");
+
   /**
    * Every .md/.mdx file under {@code root}, in path order, skipping hidden folders, node_modules,
    * partials ({@code _name.md}), the root README, and a Docusaurus site's i18n/ and versioned_docs/.
+   * In a Docusaurus site's repository (a {@code docusaurus.config.*} at the root) only what the site
+   * publishes is read, when there is any: not the repository's specs, notes or change logs.
    */
   public static List<Page> read(Path root, String baseUrl) throws IOException {
     List<String> paths;
@@ -41,6 +46,10 @@ public final class MarkdownFolder {
           .filter(MarkdownFolder::isPage)
           .sorted()
           .toList();
+    }
+    if (isDocusaurusSite(root)) {
+      List<String> published = paths.stream().filter(path -> SITE_FOLDERS.stream().anyMatch(path::startsWith)).toList();
+      paths = published.isEmpty() ? paths : published;
     }
     return read(paths, relative -> {
       Path file = root.resolve(relative);
@@ -87,6 +96,10 @@ public final class MarkdownFolder {
       pages.add(MarkdownReader.read(path, text, label, baseUrl));
     }
     return pages;
+  }
+
+  private static boolean isDocusaurusSite(Path root) {
+    return Stream.of("js", "ts", "mjs", "cjs", "mts").anyMatch(ext -> Files.isRegularFile(root.resolve("docusaurus.config." + ext)));
   }
 
   private static boolean isPage(String relative) {

@@ -55,7 +55,8 @@ class MarkdownFolderTest {
   }
 
   @Test
-  @DisplayName("a site's folder: its docs, not its translations, older versions, partials, node_modules or README")
+  @DisplayName("a site's folder: its docs, not its translations, older versions, partials, node_modules or README;"
+      + " with a docusaurus.config.* at its root, only what the site publishes (docs, blog, src/pages)")
   void siteFolder() throws Exception {
     for (String file : new String[] {"docs/m1/intro.md", "docs/m1/_partial.md", "blog/2024-01-01-hello.md",
         "i18n/fr/docusaurus-plugin-content-docs/current/m1/intro.md", "versioned_docs/version-1.0/m1/intro.md",
@@ -65,5 +66,16 @@ class MarkdownFolderTest {
     }
     assertThat(MarkdownFolder.read(root, null)).extracting(Page::sourceUrl)
         .containsExactly("blog/2024-01-01-hello", "docs/m1/intro");
+
+    // a Docusaurus site's repository: what the site publishes, not the specs and notes beside it
+    for (String file : new String[] {"specs/001-book/spec.md", "CLAUDE.md", "history/prompts/1.md", "src/pages/about.md"}) {
+      Files.createDirectories(root.resolve(file).getParent());
+      Files.writeString(root.resolve(file), "# Page\n\nText of " + file + ".\n");
+    }
+    assertThat(MarkdownFolder.read(root, null)).extracting(Page::sourceUrl)
+        .contains("specs/001-book/spec", "CLAUDE", "history/prompts/1");
+    Files.writeString(root.resolve("docusaurus.config.ts"), "export default {};\n");
+    assertThat(MarkdownFolder.read(root, null)).extracting(Page::sourceUrl)
+        .containsExactly("blog/2024-01-01-hello", "docs/m1/intro", "src/pages/about");
   }
 }
