@@ -255,7 +255,14 @@ public final class IngestCommand implements Callable<Integer> {
 
   private List<Page> readFolder(Path path) throws IOException {
     if (Files.isDirectory(path)) {
-      return MarkdownFolder.read(path, baseUrl);
+      MarkdownFolder.Folder folder = MarkdownFolder.site(path, baseUrl);
+      if (!folder.drafts().isEmpty()) {
+        cli.err().println("note: " + Ingestor.plural(folder.drafts().size(), "draft") + " (draft: true) not ingested,"
+            + " as Docusaurus does not publish them: " + String.join(", ",
+                folder.drafts().subList(0, Math.min(5, folder.drafts().size())))
+            + (folder.drafts().size() > 5 ? ", ..." : ""));
+      }
+      return folder.pages();
     }
     String text = MarkdownFolder.readText(path, path.toString());
     return List.of(MarkdownReader.read(path.getFileName().toString(), text, null, baseUrl));

@@ -39,6 +39,17 @@ public final class MarkdownFolder {
    * publishes is read, when there is any: not the repository's specs, notes or change logs.
    */
   public static List<Page> read(Path root, String baseUrl) throws IOException {
+    return site(root, baseUrl).pages();
+  }
+
+  /** A folder's pages, and the drafts among its files, which are not read. */
+  public record Folder(List<Page> pages, List<String> drafts) {}
+
+  /**
+   * As {@link #read(Path, String)}, but says which files were left out as drafts ({@code draft: true}
+   * in the front matter): Docusaurus does not publish them, so an answer must not cite them.
+   */
+  public static Folder site(Path root, String baseUrl) throws IOException {
     List<String> paths;
     try (Stream<Path> files = Files.walk(root)) {
       paths = files.filter(Files::isRegularFile)
@@ -51,7 +62,7 @@ public final class MarkdownFolder {
       List<String> published = paths.stream().filter(path -> SITE_FOLDERS.stream().anyMatch(path::startsWith)).toList();
       paths = published.isEmpty() ? paths : published;
     }
-    return read(paths, relative -> {
+    return collect(paths, relative -> {
       Path file = root.resolve(relative);
       if (!Files.isRegularFile(file)) {
         return null;
@@ -83,19 +94,28 @@ public final class MarkdownFolder {
    * {@code _category_.json} labels are looked up the same way.
    */
   public static List<Page> read(List<String> paths, Function<String, String> load, String baseUrl) {
+    return collect(paths, load, baseUrl).pages();
+  }
+
+  private static Folder collect(List<String> paths, Function<String, String> load, String baseUrl) {
     Map<String, String> labels = new HashMap<>();
     List<Page> pages = new ArrayList<>();
+    List<String> drafts = new ArrayList<>();
     for (String path : paths) {
       String text = load.apply(path);
       if (text == null) {
         throw new UncheckedIOException(new IOException("cannot read " + path));
+      }
+      if (MarkdownReader.isDraft(text)) {
+        drafts.add(path);
+        continue;
       }
       String chapter = MarkdownReader.chapterOf(path.replaceFirst("\\.mdx?$", ""));
       String label = chapter == null ? null
           : labels.computeIfAbsent(chapterDir(path), dir -> label(dir, load));
       pages.add(MarkdownReader.read(path, text, label, baseUrl));
     }
-    return pages;
+    return new Folder(pages, drafts);
   }
 
   private static boolean isDocusaurusSite(Path root) {

@@ -43,6 +43,8 @@ public final class MarkdownReader {
   /** What a tag holds outside its braces and strings: names, {@code =}, {@code /} and white space. */
   private static final CharMatcher ATTRIBUTE_CHARS = c -> Character.isLetterOrDigit(c) || Character.isWhitespace(c)
       || "-_:.=/".indexOf(c) >= 0;
+  private static final Pattern FRONT_MATTER = Pattern.compile("\\A\\uFEFF?---[ \\t]*\\R(.*?)\\R---[ \\t]*(\\R|\\z)", Pattern.DOTALL);
+  private static final Pattern DRAFT = Pattern.compile("(?m)^draft:[ \\t]*(true|True|TRUE)[ \\t]*(#.*)?$");
   private static final Pattern BLANK_LINES = Pattern.compile("(?m)^[ \\t]+$");
 
   private MarkdownReader() {}
@@ -102,6 +104,12 @@ public final class MarkdownReader {
     }
     addSection(sections, heading, parent, text);
     return new Page(sourceUrl, documentId, title, chapterOf(documentId), chapterLabel, "markdown", sections);
+  }
+
+  /** Whether the page's front matter says {@code draft: true}: Docusaurus leaves it out of the site it builds. */
+  public static boolean isDraft(String markdown) {
+    Matcher front = FRONT_MATTER.matcher(markdown);
+    return front.lookingAt() && DRAFT.matcher(front.group(1)).find();
   }
 
   /** The module folder: the first folder of the path, not counting a leading docs/. */

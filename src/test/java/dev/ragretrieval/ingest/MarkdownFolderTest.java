@@ -78,4 +78,17 @@ class MarkdownFolderTest {
     assertThat(MarkdownFolder.read(root, null)).extracting(Page::sourceUrl)
         .containsExactly("blog/2024-01-01-hello", "docs/m1/intro", "src/pages/about");
   }
+
+  @Test
+  @DisplayName("a draft (draft: true in its front matter) is not read, and the folder names it")
+  void draftsAreLeftOut() throws Exception {
+    Files.createDirectories(root.resolve("docs/m1"));
+    Files.writeString(root.resolve("docs/m1/done.md"), "---\ntitle: Done\ndraft: false\n---\n\nPublished.\n");
+    Files.writeString(root.resolve("docs/m1/wip.md"), "---\r\ntitle: WIP\r\ndraft: true # not yet\r\n---\r\n\nHalf.\r\n");
+    Files.writeString(root.resolve("docs/m1/about-drafts.md"), "# Drafts\n\ndraft: true is how a page stays unpublished.\n");
+
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, null);
+    assertThat(folder.pages()).extracting(Page::pageTitle).containsExactly("Drafts", "Done");
+    assertThat(folder.drafts()).containsExactly("docs/m1/wip.md");
+  }
 }
