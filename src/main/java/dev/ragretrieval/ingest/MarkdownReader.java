@@ -37,8 +37,11 @@ public final class MarkdownReader {
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
   /** An admonition fence, with the box's title when it has one: {@code :::tip[Title]}, {@code :::tip Title}. */
   private static final Pattern ADMONITION = Pattern.compile("^\\s*:::+\\s*[\\w-]*\\s*(?:\\[(.*)]|(.*?))\\s*$");
-  /** A JSX element's opening or closing tag, or a fragment's: {@code <Tabs}, {@code </TabItem}, {@code <>}. */
-  private static final Pattern JSX_START = Pattern.compile("</?(>|[A-Z][\\w.]*(?=[\\s/>]|$))", Pattern.MULTILINE);
+  /**
+   * A JSX element's opening or closing tag: {@code <Tabs}, {@code </TabItem}. Not a fragment's
+   * {@code <>}: in prose that is more often text ("angle brackets <> for required inputs").
+   */
+  private static final Pattern JSX_START = Pattern.compile("</?[A-Z][\\w.]*(?=[\\s/>]|$)", Pattern.MULTILINE);
   private static final Pattern HEADING_ID = Pattern.compile("\\s*\\\\?\\{#[^}\\s]*\\\\?}\\s*$");
   /** What a tag holds outside its braces and strings: names, {@code =}, {@code /} and white space. */
   private static final CharMatcher ATTRIBUTE_CHARS = c -> Character.isLetterOrDigit(c) || Character.isWhitespace(c)

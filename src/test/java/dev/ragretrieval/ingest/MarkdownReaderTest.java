@@ -115,7 +115,7 @@ class MarkdownReaderTest {
 
         A < B and C > D.
 
-        Press <Enter to go on; don't hold it. Then type x > 0.
+        Press <Enter to go on; don't hold it. Then type x > 0. Angle brackets <> mark required inputs.
 
         import the settings the usual way (see below
 
@@ -137,7 +137,7 @@ class MarkdownReaderTest {
 
         A < B and C > D.
 
-        Press <Enter to go on; don't hold it. Then type x > 0.
+        Press <Enter to go on; don't hold it. Then type x > 0. Angle brackets <> mark required inputs.
 
         This paragraph stays.
 
