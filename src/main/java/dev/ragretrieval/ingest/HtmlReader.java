@@ -1,6 +1,8 @@
 package dev.ragretrieval.ingest;
 
 import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -65,6 +67,9 @@ public final class HtmlReader {
   private static final Evaluator REFRESH = QueryParser.parse("meta[http-equiv~=(?i)^refresh$][content]");
   private static final Pattern REFRESH_URL = Pattern.compile("(?i)url\\s*=\\s*['\"]?([^'\"]+)");
   private static final Evaluator HEADER = QueryParser.parse("header");
+  private static final Set<String> NAVIGATION_WORDS = Set.of("", "up", "next", "previous", "prev", "index", "home",
+      "contents", "next »", "« previous", "previous chapter", "next chapter");
+  private static final Evaluator SPHINX_INDEX = QueryParser.parse("link[rel=index][href$=genindex.html]");
   private static final Evaluator H1 = QueryParser.parse("h1");
   private static final Evaluator H1_H2 = QueryParser.parse("h1, h2");
   private static final Evaluator H2_H3 = QueryParser.parse("h2, h3");
@@ -89,6 +94,13 @@ public final class HtmlReader {
     String chapterLabel = breadcrumbChapter(doc, categoryPage(URI.create(sourceUrl).getPath()));
     if (chapterLabel == null) {
       chapterLabel = docbookChapter(doc);
+    }
+    if (chapter == null && chapterLabel == null) {
+      Chapter sphinx = sphinxChapter(doc, sourceUrl);
+      if (sphinx != null) {
+        chapter = sphinx.folder();
+        chapterLabel = sphinx.label();
+      }
     }
     if (redirectTarget(doc) != null) {
       // its text only says where the page went; the page it points to is read at its own address
@@ -242,6 +254,53 @@ public final class HtmlReader {
 
   private static boolean sameLabel(String a, String b) {
     return a.replaceAll("\\s+", " ").strip().equalsIgnoreCase(b.replaceAll("\\s+", " ").strip());
+  }
+
+  private record Chapter(String folder, String label) {}
+
+  /**
+   * A Sphinx page's chapter: the first folder of its path below the site's root, which every Sphinx
+   * theme names in {@code <link rel="index" href="../genindex.html">} ("library" for
+   * library/secrets.html). Its label is what a link to that folder's index page says: the Python
+   * theme's top breadcrumb ("The Python Standard Library"), or the title of Django's "up" link.
+   * The first such link that names the page wins; one that only says "up" or "previous chapter"
+   * does not.
+   */
+  private static Chapter sphinxChapter(Document doc, String sourceUrl) {
+    Element index = doc.selectFirst(SPHINX_INDEX);
+    if (index == null) {
+      return null;
+    }
+    String root = canonical(index.absUrl("href"));
+    root = root.substring(0, root.lastIndexOf('/') + 1);
+    if (!sourceUrl.startsWith(root)) {
+      return null;
+    }
+    String below = sourceUrl.substring(root.length());
+    int slash = below.indexOf('/');
+    if (slash <= 0 || below.startsWith("_")) {
+      return null; // a page at the root is in no chapter
+    }
+    String folder = below.substring(0, slash);
+    String folderIndex = root + folder + "/index.html";
+    String label = null;
+    for (Element link : doc.select("a[href]")) {
+      String target = link.absUrl("href").replaceFirst("[#?].*$", "");
+      if (target.equals(folderIndex) || target.equals(root + folder + "/")) {
+        String title = link.attr("title").strip();
+        String text = link.text().strip();
+        // "up" or "previous chapter" say where a link goes, not what is there: then the other one names the page
+        label = !navigation(text) ? text : !navigation(title) ? title : null;
+        if (label != null) {
+          break;
+        }
+      }
+    }
+    return new Chapter(URLDecoder.decode(folder, StandardCharsets.UTF_8), label);
+  }
+
+  private static boolean navigation(String linkWords) {
+    return NAVIGATION_WORDS.contains(linkWords.toLowerCase(Locale.ROOT));
   }
 
   /** DocBook's navigation header names the chapter above the page ("Chapter 11. Indexes"). */

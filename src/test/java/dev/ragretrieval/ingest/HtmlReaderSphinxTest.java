@@ -120,6 +120,30 @@ class HtmlReaderSphinxTest {
   }
 
   @Test
+  @DisplayName("a Sphinx page's chapter is the first folder below the site's root (its genindex link says where that"
+      + " is), labelled by what a link to that folder's index page says; a page at the root has none")
+  void sphinxChapter() {
+    Page secrets = HtmlReader.read("https://docs.python.org/3.11/library/secrets.html", html("sphinx-python/secrets.html"));
+    assertThat(secrets.chapter()).isEqualTo("library");
+    assertThat(secrets.chapterLabel()).isEqualTo("The Python Standard Library");
+    Page appetite = HtmlReader.read("https://docs.python.org/3.11/tutorial/appetite.html", html("sphinx-python/appetite.html"));
+    assertThat(appetite.chapter()).isEqualTo("tutorial");
+    assertThat(appetite.chapterLabel()).isEqualTo("The Python Tutorial");
+    // Django's theme has no breadcrumbs: its "up" link's title names the chapter's page
+    Page legacy = HtmlReader.read("https://docs.djangoproject.com/en/3.2/howto/legacy-databases.html",
+        html("sphinx-django/legacy-databases.html"));
+    assertThat(legacy.chapter()).isEqualTo("howto");
+    assertThat(legacy.chapterLabel()).isEqualTo("\u201cHow-to\u201d guides");
+    Page jobs = HtmlReader.read("https://docs.scrapy.org/en/latest/topics/jobs.html", html("sphinx-rtd/jobs.html"));
+    assertThat(jobs.chapter()).isEqualTo("topics");
+    Page glossary = HtmlReader.read("https://docs.example.org/glossary.html", "<html><head><title>Glossary</title>"
+        + "<link rel=\"index\" title=\"Index\" href=\"genindex.html\" /></head><body><div role=\"main\"><h1>Glossary</h1>"
+        + "<p>Terms used in these pages.</p></div></body></html>");
+    assertThat(glossary.chapter()).isNull();
+    assertThat(glossary.chapterLabel()).isNull();
+  }
+
+  @Test
   @DisplayName("the <title> without its site suffix is the title when the content has no h1; a dash inside the"
       + " page title stays")
   void titleFromTitleElement() {
