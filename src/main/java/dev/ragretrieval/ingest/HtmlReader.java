@@ -102,8 +102,9 @@ public final class HtmlReader {
         chapterLabel = sphinx.label();
       }
     }
-    if (redirectTarget(doc) != null) {
-      // its text only says where the page went; the page it points to is read at its own address
+    if (redirectTarget(doc) != null || isSearchPage(doc, sourceUrl)) {
+      // a redirect's text only says where the page went (the page it points to is read at its own
+      // address); a site's search page only says how to search
       return new Page(sourceUrl, documentId(sourceUrl), doc.title().isBlank() ? null : doc.title().strip(),
           chapter, chapterLabel, "html", List.of());
     }
@@ -254,6 +255,23 @@ public final class HtmlReader {
 
   private static boolean sameLabel(String a, String b) {
     return a.replaceAll("\\s+", " ").strip().equalsIgnoreCase(b.replaceAll("\\s+", " ").strip());
+  }
+
+  /**
+   * The site's search page (Sphinx's search.html): the page its own {@code <link rel="search">}
+   * points to (a page may also name an OpenSearch description that way).
+   */
+  private static boolean isSearchPage(Document doc, String sourceUrl) {
+    for (Element search : doc.select("link[rel=search][href]")) {
+      try {
+        if (!search.absUrl("href").isEmpty() && canonical(search.absUrl("href")).equals(sourceUrl)) {
+          return true;
+        }
+      } catch (IllegalArgumentException e) {
+        // not a URL: not this page
+      }
+    }
+    return false;
   }
 
   private record Chapter(String folder, String label) {}

@@ -144,6 +144,19 @@ class HtmlReaderSphinxTest {
   }
 
   @Test
+  @DisplayName("a site's search page (its own <link rel=search>) has no text of its own; a page that links to the"
+      + " search page keeps its text")
+  void searchPageHasNoText() {
+    String head = "<html><head><title>Search</title>"
+        + "<link rel=\"search\" type=\"application/opensearchdescription+xml\" href=\"_static/opensearch.xml\"/>"
+        + "<link rel=\"search\" title=\"Search\" href=\"%s\" /></head><body><div role=\"main\"><h1>Search</h1>"
+        + "<p>Searching for multiple words only shows matches that contain all words.</p></div></body></html>";
+    assertThat(HtmlReader.read("https://docs.example.org/search.html", head.formatted("#")).sections()).isEmpty();
+    assertThat(HtmlReader.read("https://docs.example.org/intro.html", head.formatted("search.html")).sections())
+        .extracting(Page.Section::text).containsExactly("Searching for multiple words only shows matches that contain all words.");
+  }
+
+  @Test
   @DisplayName("the <title> without its site suffix is the title when the content has no h1; a dash inside the"
       + " page title stays")
   void titleFromTitleElement() {
