@@ -286,10 +286,15 @@ public final class HtmlReader {
    */
   private static Chapter sphinxChapter(Document doc, String sourceUrl) {
     Element index = doc.selectFirst(SPHINX_INDEX);
-    if (index == null) {
+    if (index == null || index.absUrl("href").isEmpty()) {
       return null;
     }
-    String root = canonical(index.absUrl("href"));
+    String root;
+    try {
+      root = canonical(index.absUrl("href"));
+    } catch (IllegalArgumentException e) {
+      return null; // an index link that is no URL names no root
+    }
     root = root.substring(0, root.lastIndexOf('/') + 1);
     if (!sourceUrl.startsWith(root)) {
       return null;
@@ -314,7 +319,8 @@ public final class HtmlReader {
         }
       }
     }
-    return new Chapter(URLDecoder.decode(folder, StandardCharsets.UTF_8), label);
+    // a path's "+" is a plus, not a space as in a form
+    return new Chapter(URLDecoder.decode(folder.replace("+", "%2B"), StandardCharsets.UTF_8), label);
   }
 
   private static boolean navigation(String linkWords) {

@@ -141,6 +141,12 @@ class HtmlReaderSphinxTest {
         + "<p>Terms used in these pages.</p></div></body></html>");
     assertThat(glossary.chapter()).isNull();
     assertThat(glossary.chapterLabel()).isNull();
+    // an index link that is no URL only costs the chapter, never the page
+    Page broken = HtmlReader.read("https://docs.example.org/guide/intro.html", "<html><head><title>Intro</title>"
+        + "<link rel=\"index\" href=\"http://[::1/genindex.html\" /></head><body><div role=\"main\"><h1>Intro</h1>"
+        + "<p>Where to begin.</p></div></body></html>");
+    assertThat(broken.chapter()).isNull();
+    assertThat(broken.sections()).extracting(Page.Section::text).containsExactly("Where to begin.");
   }
 
   @Test
