@@ -274,7 +274,7 @@ public final class Ingestor {
     private final Set<String> failedPages = new LinkedHashSet<>();
     /** Pages read this run that had no text to chunk: named in a notice, so a short count is explained. */
     private final List<String> textless = new ArrayList<>();
-    /** Keyword tokens and chunks seen so far: a collection this run creates keeps their average as BM25's avg_len. */
+    /** Keyword tokens and chunks read so far: BM25's avg_len for a collection this run creates from a site being fetched. */
     private long keywordTokens;
     private long keywordChunks;
     private final Set<String> errors = new LinkedHashSet<>();
@@ -461,10 +461,11 @@ public final class Ingestor {
         }
         return spaceFreed.future().compose(v -> prepareEach(changed, index, stored));
       }
-      SourcePage source = changed.get(index);
-      // the keyword lengths matter only until the collection is being created (a new one keeps their average)
-      boolean measure = collectionReady == null;
-      return here(vertx.executeBlocking(() -> read(source, measure), false)).compose(chunked -> {
+      SourcePage next = changed.get(index);
+      // the keyword lengths matter only until the collection is being created (a new one keeps their
+      // average), and not at all when the source holds every page (it is measured on all of them)
+      boolean measure = collectionReady == null && source.allPages() == null;
+      return here(vertx.executeBlocking(() -> read(next, measure), false)).compose(chunked -> {
         if (measure) {
           keywordTokens += chunked.keywordTokens();
           keywordChunks += chunked.chunks() == null ? 0 : chunked.chunks().size();
@@ -476,15 +477,15 @@ public final class Ingestor {
         if (page == null) {
           // unreadable: counted as failed and kept (a mirroring run does not remove it)
           if (chunked.chunks() != null) {
-            pages.add(source.sourceUrl());
-            failedPages.add(source.sourceUrl());
+            pages.add(next.sourceUrl());
+            failedPages.add(next.sourceUrl());
           } else {
-            textless.add(source.sourceUrl()); // no text of its own: nothing to store, nothing failed
+            textless.add(next.sourceUrl()); // no text of its own: nothing to store, nothing failed
           }
         } else {
           pages.add(page.sourceUrl());
           List<Chunk> chunks = chunked.chunks();
-          JsonObject marker = new JsonObject().put(ChunkHash.PAGE_KEY, pageHash(source))
+          JsonObject marker = new JsonObject().put(ChunkHash.PAGE_KEY, pageHash(next))
               .put(ChunkHash.PAGE_CHUNKS_KEY, chunks.size());
           plan(page, marker, chunks, stored.get(page.sourceUrl()));
           wake();
@@ -803,6 +804,30 @@ public final class Ingestor {
           });
     }
 
+    /**
+     * BM25's average length in tokens for a collection this run creates: over every chunk when the
+     * source holds all its pages (a folder), else over the chunks read so far. Qdrant computes each
+     * point's BM25 vector with it at upsert time, so a short first page must not set it for a site
+     * (the MkDocs manual's first pages gave 29 tokens against its 70).
+     */
+    private Future<Double> keywordAverage() {
+      List<Page> all = source.allPages();
+      if (all == null) {
+        return Future.succeededFuture(keywordChunks == 0 ? 0 : (double) keywordTokens / keywordChunks);
+      }
+      return here(vertx.executeBlocking(() -> {
+        long tokens = 0;
+        long chunks = 0;
+        for (Page page : all) {
+          for (Chunk chunk : chunker.chunk(page)) {
+            tokens += KeywordAnalysis.tokens(KeywordText.of(chunk.payload())).size();
+            chunks++;
+          }
+        }
+        return chunks == 0 ? 0.0 : (double) tokens / chunks;
+      }, false));
+    }
+
     /** Creates a missing collection with the embedder's vector size (once); refuses a mismatched one. */
     private Future<Void> ensureCollection() {
       if (collectionReady == null || collectionReady.failed()) {
@@ -818,9 +843,8 @@ public final class Ingestor {
                 return Future.succeededFuture();
               }
               if (ServiceException.from(info.cause()).code() == ErrorCode.COLLECTION_NOT_FOUND) {
-                double avgLen = keywordChunks == 0 ? 0 : (double) keywordTokens / keywordChunks;
-                return here(store.createCollection(options.collection(), vectorSize, indexedKeys(), avgLen,
-                    Deadline.in(VectorStore.ADMIN_TIMEOUT)));
+                return keywordAverage().compose(avgLen -> here(store.createCollection(options.collection(), vectorSize,
+                    indexedKeys(), avgLen, Deadline.in(VectorStore.ADMIN_TIMEOUT))));
               }
               return Future.failedFuture(info.cause());
             });

@@ -21,11 +21,26 @@ public interface PageSource {
     return Set.of();
   }
 
+  /**
+   * Every page, read already, when the source holds them all before the run starts (a folder); null
+   * for pages still being fetched. A collection the run creates then measures BM25's average length
+   * on all of them instead of on the first pages read.
+   */
+  default List<Page> allPages() {
+    return null;
+  }
+
   /** The pages of a list, in order. */
   static PageSource of(List<Page> pages) {
     List<SourcePage> all = pages.stream().map(SourcePage::of).toList();
+    List<Page> read = List.copyOf(pages);
     return new PageSource() {
       private int next;
+
+      @Override
+      public List<Page> allPages() {
+        return read;
+      }
 
       @Override
       public synchronized Future<List<SourcePage>> next(int max) {
