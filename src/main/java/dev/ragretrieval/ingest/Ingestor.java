@@ -277,6 +277,10 @@ public final class Ingestor {
     /** Keyword tokens and chunks read so far: BM25's avg_len for a collection this run creates from a site being fetched. */
     private long keywordTokens;
     private long keywordChunks;
+    /** The average was taken for the collection being created: later pages need no measuring. */
+    private boolean keywordAverageTaken;
+    /** A collection waiting to be created until enough chunks were measured ({@link #enoughMeasured}). */
+    private Promise<Void> measuring;
     private final Set<String> errors = new LinkedHashSet<>();
     private final Set<String> notices = new LinkedHashSet<>();
     private final Map<String, Integer> reasons = new LinkedHashMap<>();
@@ -464,7 +468,7 @@ public final class Ingestor {
       SourcePage next = changed.get(index);
       // the keyword lengths matter only until the collection is being created (a new one keeps their
       // average), and not at all when the source holds every page (it is measured on all of them)
-      boolean measure = collectionReady == null && source.allPages() == null;
+      boolean measure = !keywordAverageTaken && source.allPages() == null;
       return here(vertx.executeBlocking(() -> read(next, measure), false)).compose(chunked -> {
         if (measure) {
           keywordTokens += chunked.keywordTokens();
@@ -806,14 +810,17 @@ public final class Ingestor {
 
     /**
      * BM25's average length in tokens for a collection this run creates: over every chunk when the
-     * source holds all its pages (a folder), else over the chunks read so far. Qdrant computes each
-     * point's BM25 vector with it at upsert time, so a short first page must not set it for a site
-     * (the MkDocs manual's first pages gave 29 tokens against its 70).
+     * source holds all its pages (a folder), else over the first half queue of chunks read (all of a
+     * smaller site). Qdrant computes each point's BM25 vector with it at upsert time, so the first
+     * batch must not set it (the MkDocs manual's first pages gave 29 tokens against its 70).
      */
     private Future<Double> keywordAverage() {
       List<Page> all = source.allPages();
       if (all == null) {
-        return Future.succeededFuture(keywordChunks == 0 ? 0 : (double) keywordTokens / keywordChunks);
+        return enoughMeasured().map(v -> {
+          keywordAverageTaken = true;
+          return keywordChunks == 0 ? 0 : (double) keywordTokens / keywordChunks;
+        });
       }
       return here(vertx.executeBlocking(() -> {
         long tokens = 0;
@@ -826,6 +833,25 @@ public final class Ingestor {
         }
         return chunks == 0 ? 0.0 : (double) tokens / chunks;
       }, false));
+    }
+
+    /**
+     * Done once half the queue's worth of chunks were read and measured, or every page was (or the
+     * run failed). Writes wait for the collection meanwhile, but reading goes on until the queue is
+     * full, so half of it is always reached: the wait cannot block the reading it waits for.
+     */
+    private Future<Void> enoughMeasured() {
+      if (measuredEnough()) {
+        return Future.succeededFuture();
+      }
+      if (measuring == null) {
+        measuring = Promise.promise();
+      }
+      return measuring.future();
+    }
+
+    private boolean measuredEnough() {
+      return keywordChunks >= queueLimit / 2 || prepared || fatal != null;
     }
 
     /** Creates a missing collection with the embedder's vector size (once); refuses a mismatched one. */
@@ -896,6 +922,11 @@ public final class Ingestor {
 
     /** Lanes waiting for chunks go and look again (chunks arrived, preparing ended, or the run stops). */
     private void wake() {
+      if (measuring != null && measuredEnough()) {
+        Promise<Void> measured = measuring;
+        measuring = null;
+        measured.complete();
+      }
       if (dataArrived != null) {
         Promise<Void> arrived = dataArrived;
         dataArrived = null;

@@ -8,6 +8,9 @@ import dev.ragretrieval.embedding.EmbeddingProvider;
 import dev.ragretrieval.embedding.EmbeddingProviders;
 import dev.ragretrieval.embedding.EmbeddingTestConfigs;
 import dev.ragretrieval.embedding.EmbeddingVerticle;
+import dev.ragretrieval.search.KeywordAnalysis;
+import dev.ragretrieval.search.KeywordText;
+import dev.ragretrieval.search.qdrant.QdrantPayloads;
 import dev.ragretrieval.search.qdrant.QdrantVectorStore;
 import dev.ragretrieval.testing.CohereTestServer;
 import dev.ragretrieval.testing.QdrantTestServer;
@@ -103,6 +106,46 @@ class QdrantIngestTest {
           String id = Chunker.pointId("docs/module-1-ros2/05-qos-profiles", 0);
           assertThat(qdrant.sparseVectors("textbook_chunks", id).get("bm25"))
               .containsKey(dev.ragretrieval.testing.QdrantTestBm25.termId("qos"));
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("a site fetched while it is ingested: BM25's average length is measured on more than the first batch"
+      + " (here every page, the site being small), not on the short pages that came first")
+  void averageLengthOfAStreamedSite(Vertx vertx, VertxTestContext test) {
+    List<Page> pages = new java.util.ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      pages.add(new Page("https://site.example/short-" + i, "short-" + i, "Short " + i, null, null, "html",
+          List.of(new Page.Section(null, "A short page."))));
+    }
+    for (int i = 0; i < 40; i++) {
+      pages.add(new Page("https://site.example/long-" + i, "long-" + i, "Long " + i, null, null, "html",
+          List.of(new Page.Section("Part", ("Balancing a walking robot needs its zero moment point inside the support"
+              + " polygon, step after step, page " + i + ". ").repeat(6)))));
+    }
+    // one page at a time, a few milliseconds apart, as a site's pages arrive; no allPages(): the run
+    // cannot measure them all up front
+    PageSource fetched = new PageSource() {
+      private int next;
+
+      @Override
+      public Future<List<SourcePage>> next(int max) {
+        if (next >= pages.size()) {
+          return Future.succeededFuture(List.of());
+        }
+        Page page = pages.get(next++);
+        return vertx.timer(3).map(t -> List.of(SourcePage.of(page)));
+      }
+    };
+    double expected = pages.stream().flatMap(page -> new Chunker().chunk(page).stream())
+        .mapToDouble(chunk -> KeywordAnalysis.tokens(KeywordText.of(chunk.payload())).size()).average().orElseThrow();
+    ingestor.ingest(fetched, Ingestor.Options.of("site", false, KEYS).withBatchSize(4))
+        .onComplete(test.succeeding(report -> test.verify(() -> {
+          assertThat(report.pages()).isEqualTo(48);
+          double avgLen = QdrantPayloads.fromValue(qdrant.layout("site").getMetadataMap()
+              .get(QdrantVectorStore.AVG_LEN_KEY)) instanceof Number n ? n.doubleValue() : -1;
+          assertThat(avgLen).isCloseTo(expected, org.assertj.core.api.Assertions.within(1e-9));
           test.completeNow();
         })));
   }
