@@ -132,9 +132,7 @@ public final class IngestCommand implements Callable<Integer> {
         SiteCrawler.Stream pages = Services.await(fetching, crawl ? RUN_LIMIT : Services.STARTUP);
         if (!pages.disallowed().isEmpty()) {
           cli.err().println("note: the site's robots.txt disallows " + Ingestor.plural(pages.disallowed().size(), "linked page")
-              + ", not fetched (--ignore-robots fetches them): " + String.join(", ",
-                  pages.disallowed().subList(0, Math.min(5, pages.disallowed().size())))
-              + (pages.disallowed().size() > 5 ? ", ..." : ""));
+              + ", not fetched (--ignore-robots fetches them): " + Ingestor.firstFive(pages.disallowed()));
         }
         if (pages.capped()) {
           options = options.fromSource(from.id(), false, Set.of());
@@ -258,9 +256,7 @@ public final class IngestCommand implements Callable<Integer> {
       MarkdownFolder.Folder folder = MarkdownFolder.site(path, baseUrl);
       if (!folder.drafts().isEmpty()) {
         cli.err().println("note: " + Ingestor.plural(folder.drafts().size(), "draft") + " (draft: true) not ingested,"
-            + " as Docusaurus does not publish them: " + String.join(", ",
-                folder.drafts().subList(0, Math.min(5, folder.drafts().size())))
-            + (folder.drafts().size() > 5 ? ", ..." : ""));
+            + " as Docusaurus does not publish them: " + Ingestor.firstFive(folder.drafts()));
       }
       return folder.pages();
     }

@@ -90,8 +90,9 @@ public final class HtmlReader {
   public static Page read(String url, String html) {
     Document doc = Jsoup.parse(html, url);
     String sourceUrl = canonical(url);
-    String chapter = chapterOf(URI.create(sourceUrl).getPath());
-    String chapterLabel = breadcrumbChapter(doc, categoryPage(URI.create(sourceUrl).getPath()));
+    String path = URI.create(sourceUrl).getPath();
+    String chapter = chapterOf(path);
+    String chapterLabel = breadcrumbChapter(doc, categoryPage(path));
     if (chapterLabel == null) {
       chapterLabel = docbookChapter(doc);
     }

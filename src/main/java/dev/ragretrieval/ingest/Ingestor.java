@@ -195,6 +195,11 @@ public final class Ingestor {
     return count + " " + noun + (count == 1 ? "" : "s");
   }
 
+  /** The first five of {@code items}, comma-separated, and "..." when there are more: what a notice names. */
+  public static String firstFive(List<String> items) {
+    return String.join(", ", items.subList(0, Math.min(5, items.size()))) + (items.size() > 5 ? ", ..." : "");
+  }
+
   private final Vertx vertx;
   private final VectorStore store;
   private final Embedder embedder;
@@ -371,7 +376,7 @@ public final class Ingestor {
         int n = textless.size();
         notices.add(plural(n, "page") + " had no text of " + (n == 1 ? "its" : "their")
             + " own (a redirect, or only navigation) and made no chunk: "
-            + String.join(", ", textless.subList(0, Math.min(5, n))) + (n > 5 ? ", ..." : ""));
+            + firstFive(textless));
       }
       return new Summary(options.collection(), pages.size(), pagesNew, pagesChanged, pagesUnchanged, total,
           embedded, reused, deleted, failed, textsSent, removed.size(),
@@ -822,17 +827,8 @@ public final class Ingestor {
           return keywordChunks == 0 ? 0 : (double) keywordTokens / keywordChunks;
         });
       }
-      return here(vertx.executeBlocking(() -> {
-        long tokens = 0;
-        long chunks = 0;
-        for (Page page : all) {
-          for (Chunk chunk : chunker.chunk(page)) {
-            tokens += KeywordAnalysis.tokens(KeywordText.of(chunk.payload())).size();
-            chunks++;
-          }
-        }
-        return chunks == 0 ? 0.0 : (double) tokens / chunks;
-      }, false));
+      return here(vertx.executeBlocking(() -> KeywordAnalysis.averageLength(
+          all.stream().flatMap(page -> chunker.chunk(page).stream()).map(Chunk::payload).toList()), false));
     }
 
     /**

@@ -368,7 +368,6 @@ final class LuceneCollection implements AutoCloseable {
     return query.build();
   }
 
-  /** The hit {@code doc} as the store answers it: its id, the cosine, its payload. */
   /**
    * The {@code n} nearest documents that pass {@code filter}, best first. The beam is four times the
    * list (as the dense search always had), and never under {@link #MIN_BEAM}.
@@ -379,6 +378,7 @@ final class LuceneCollection implements AutoCloseable {
     return found.length <= n ? found : java.util.Arrays.copyOf(found, n);
   }
 
+  /** The hit {@code doc} as the store answers it: its id, the cosine, its payload. */
   private static ScoredPoint point(IndexSearcher searcher, int doc, float cosine) throws IOException {
     Document stored = searcher.storedFields().document(doc);
     return new ScoredPoint(stored.get(ID), cosine, new JsonObject(stored.get(PAYLOAD)));
