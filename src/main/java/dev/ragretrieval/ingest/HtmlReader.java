@@ -1,5 +1,6 @@
 package dev.ragretrieval.ingest;
 
+import io.vertx.core.json.JsonObject;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +32,8 @@ import org.jsoup.select.QueryParser;
  * documentation"); a heading that only repeats the site's name is a site header, never the
  * title. h2/h3 start sections, except inside a note/tip/warning box, which stays in the section it
  * sits in. A section made (almost) only of links is navigation and is dropped. The chapter is the
- * URL path segment after /docs/.
+ * URL path segment after /docs/ (Docusaurus, whose breadcrumbs label it), or the first folder below
+ * the root that a Sphinx or MkDocs site names on each of its pages.
  */
 public final class HtmlReader {
 
@@ -39,7 +41,7 @@ public final class HtmlReader {
    * Goes up whenever a change here reads the same HTML differently: a re-ingest then reads every page
    * again instead of trusting the chunks stored from the same bytes.
    */
-  static final int VERSION = 4;
+  static final int VERSION = 5;
 
   // Selectors are parsed once: parsing one costs more than matching it, and the walk below matches
   // ADMONITION against every element of every page. Evaluators are thread-safe (pages are read on workers).
@@ -69,7 +71,21 @@ public final class HtmlReader {
   private static final Evaluator HEADER = QueryParser.parse("header");
   private static final Set<String> NAVIGATION_WORDS = Set.of("", "up", "next", "previous", "prev", "index", "home",
       "contents", "next »", "« previous", "previous chapter", "next chapter");
-  private static final Evaluator SPHINX_INDEX = QueryParser.parse("link[rel=index][href$=genindex.html]");
+  /** Sphinx's link to its general index: genindex.html, or genindex/ from the dirhtml builder. */
+  private static final Evaluator SPHINX_INDEX = QueryParser.parse(
+      "link[rel=index][href$=genindex.html], link[rel=index][href$=genindex/]");
+  /** Material for MkDocs keeps its settings, the site's root among them ("base"), in this script. */
+  private static final Evaluator MKDOCS_CONFIG = QueryParser.parse("script#__config");
+  /** The built-in mkdocs and readthedocs themes set the site's root in an inline script. */
+  private static final Pattern MKDOCS_BASE_URL = Pattern.compile("\\bbase_url\\s*=\\s*[\"']([^\"']*)[\"']");
+  /**
+   * The MkDocs navigation section a page is in: Material's active top-level item, the mkdocs
+   * theme's active dropdown (1.4 marks the item, 1.6 the toggle), the readthedocs theme's crumb.
+   */
+  private static final Evaluator MKDOCS_SECTION = QueryParser.parse(
+      ".md-nav--primary > .md-nav__list > .md-nav__item--active.md-nav__item--nested > .md-nav__link, "
+      + ".navbar-nav > li.dropdown.active > a.dropdown-toggle, .navbar-nav > li.dropdown > a.dropdown-toggle.active, "
+      + ".wy-breadcrumbs > li.breadcrumb-item:not(.active)");
   private static final Evaluator H1 = QueryParser.parse("h1");
   private static final Evaluator H1_H2 = QueryParser.parse("h1, h2");
   private static final Evaluator H2_H3 = QueryParser.parse("h2, h3");
@@ -96,11 +112,16 @@ public final class HtmlReader {
     if (chapterLabel == null) {
       chapterLabel = docbookChapter(doc);
     }
-    if (chapter == null && chapterLabel == null) {
-      Chapter sphinx = sphinxChapter(doc, sourceUrl);
-      if (sphinx != null) {
-        chapter = sphinx.folder();
-        chapterLabel = sphinx.label();
+    if (chapterLabel == null) {
+      // Sphinx and MkDocs name their site's root on every page, so their chapter is the first folder
+      // below it wherever the site is served (a /docs/ in the address may be above the root)
+      Chapter site = sphinxChapter(doc, sourceUrl);
+      if (site == null) {
+        site = mkdocsChapter(doc, sourceUrl);
+      }
+      if (site != null) {
+        chapter = site.folder();
+        chapterLabel = site.label();
       }
     }
     if (redirectTarget(doc) != null || isSearchPage(doc, sourceUrl)) {
@@ -292,20 +313,15 @@ public final class HtmlReader {
     }
     String root;
     try {
-      root = canonical(index.absUrl("href"));
+      root = canonical(index.absUrl("href")).replaceFirst("/$", "");
     } catch (IllegalArgumentException e) {
       return null; // an index link that is no URL names no root
     }
     root = root.substring(0, root.lastIndexOf('/') + 1);
-    if (!sourceUrl.startsWith(root)) {
-      return null;
+    String folder = firstFolder(root, sourceUrl);
+    if (folder == null) {
+      return sourceUrl.startsWith(root) ? new Chapter(null, null) : null; // a page at the root is in no chapter
     }
-    String below = sourceUrl.substring(root.length());
-    int slash = below.indexOf('/');
-    if (slash <= 0 || below.startsWith("_")) {
-      return null; // a page at the root is in no chapter
-    }
-    String folder = below.substring(0, slash);
     String folderIndex = root + folder + "/index.html";
     String label = null;
     for (Element link : doc.select("a[href]")) {
@@ -320,8 +336,63 @@ public final class HtmlReader {
         }
       }
     }
-    // a path's "+" is a plus, not a space as in a form
-    return new Chapter(URLDecoder.decode(folder.replace("+", "%2B"), StandardCharsets.UTF_8), label);
+    return new Chapter(decoded(folder), label);
+  }
+
+  /**
+   * An MkDocs page's chapter: the first folder of its path below the site's root, which every theme
+   * gives relative to the page (Material's {@code "base": "../.."}, the others' {@code base_url});
+   * its label is the navigation section the page is in ("User Guide"), which need not be a folder.
+   */
+  private static Chapter mkdocsChapter(Document doc, String sourceUrl) {
+    String base = null;
+    Element config = doc.selectFirst(MKDOCS_CONFIG);
+    if (config != null) {
+      try {
+        base = new JsonObject(config.data()).getValue("base") instanceof String b ? b : null;
+      } catch (RuntimeException e) {
+        return null; // not Material's settings after all
+      }
+    } else {
+      for (Element script : doc.select("script:not([src])")) {
+        Matcher matcher = MKDOCS_BASE_URL.matcher(script.data());
+        if (matcher.find()) {
+          base = matcher.group(1);
+          break;
+        }
+      }
+    }
+    if (base == null) {
+      return null;
+    }
+    String root;
+    try {
+      root = canonical(URI.create(sourceUrl).resolve(base.isEmpty() || base.endsWith("/") ? base : base + "/").toString());
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+    if (!sourceUrl.startsWith(root)) {
+      return null;
+    }
+    String folder = firstFolder(root, sourceUrl);
+    Element section = doc.selectFirst(MKDOCS_SECTION);
+    String label = section == null || section.text().isBlank() ? null : section.text().strip();
+    return new Chapter(folder == null ? null : decoded(folder), label);
+  }
+
+  /** The first folder of {@code url}'s path below {@code root}; null for a page at the root or elsewhere. */
+  private static String firstFolder(String root, String url) {
+    if (!url.startsWith(root)) {
+      return null;
+    }
+    String below = url.substring(root.length());
+    int slash = below.indexOf('/');
+    return slash <= 0 || below.startsWith("_") ? null : below.substring(0, slash);
+  }
+
+  /** A path segment as text; its "+" is a plus, not a space as in a form. */
+  private static String decoded(String segment) {
+    return URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
   }
 
   private static boolean navigation(String linkWords) {

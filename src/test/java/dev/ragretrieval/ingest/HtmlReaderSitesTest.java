@@ -25,7 +25,14 @@ class HtmlReaderSitesTest {
     return Stream.of("docbook/indexes-expressional.html", "docbook/jit-extensibility.html",
         "docbook/logicaldecoding-synchronous.html", "docbook/indexes.html", "docbook/passwordcheck.html",
         "sphinx/markdown.html", "mkdocs/installation.html", "docusaurus/qos-profiles.html", "docusaurus/isaac-sim.html",
-        "mdbook/ch15-03-drop.html");
+        "mdbook/ch15-03-drop.html", "mkdocs/intro-ros2.html", "mkdocs-material/intro-ros2.html",
+        "mkdocs-readthedocs/intro-ros2.html", "sphinx-furo/intro-ros2.html", "sphinx-rtd/intro-ros2.html");
+  }
+
+  /** One page of the sample book, built by each generator from the same Markdown. */
+  static Stream<String> samePage() {
+    return Stream.of("mkdocs/intro-ros2.html", "mkdocs-material/intro-ros2.html", "mkdocs-readthedocs/intro-ros2.html",
+        "sphinx-furo/intro-ros2.html", "sphinx-rtd/intro-ros2.html");
   }
 
   private static Page read(String fixture) {
@@ -135,6 +142,39 @@ class HtmlReaderSitesTest {
         .containsExactly(null, null, "Requirements", "Requirements", null);
     assertThat(section(page, "Installing Python").text()).contains("If you are installing Python on Windows");
     assertThat(text(page)).doesNotContain("Developer Guide", "Release Notes", "Search");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("samePage")
+  @DisplayName("MkDocs 1.6 (mkdocs, material, readthedocs) and Sphinx 9 (furo, Read the Docs; dirhtml): the same page"
+      + " reads the same; its chapter is the first folder below the root the site names, wherever it is served,"
+      + " and its label the navigation section")
+  void sameBookEveryGenerator(String fixture) {
+    for (String url : List.of("https://book.example.org/module-1-ros2/01-intro-ros2/",
+        "https://example.org/docs/module-1-ros2/01-intro-ros2/", "https://example.org/en/latest/module-1-ros2/01-intro-ros2/")) {
+      Page page = HtmlReader.read(url, html(fixture));
+      assertThat(page.pageTitle()).isEqualTo("Introduction to ROS 2 Architecture");
+      assertThat(page.chapter()).as(url).isEqualTo("module-1-ros2");
+      assertThat(page.chapterLabel()).as(url).isEqualTo("Module 1: The Robotic Nervous System (ROS 2)");
+      assertThat(page.sections()).extracting(Page.Section::heading).containsExactly("Why ROS 2 Replaced ROS 1",
+          "The Layered Client Library Stack", "DDS as the Communication Middleware", "Discovery and Domains",
+          "Workspaces, Packages and colcon");
+      assertThat(section(page, "Discovery and Domains").parent()).isEqualTo("DDS as the Communication Middleware");
+      assertThat(section(page, "Workspaces, Packages and colcon").text())
+          .contains("mkdir -p ~/humanoid_ws/src && cd ~/humanoid_ws/src\nros2 pkg create")
+          .endsWith("Tip\n\nUse rosdep install --from-paths src --ignore-src -y before building a workspace you cloned,"
+              + " so that every system dependency listed in the package.xml files is installed.");
+      assertThat(text(page)).doesNotContain("Nodes, Topics", "Module 2", "Physical AI", "Skip to", "Made with", "Next");
+    }
+  }
+
+  @Test
+  @DisplayName("MkDocs 1.4 (mkdocs theme): the chapter is the folder below the root that base_url names, the label the"
+      + " navbar's active dropdown")
+  void mkdocsChapter() {
+    Page page = HtmlReader.read("https://www.mkdocs.org/user-guide/installation.html", html("mkdocs/installation.html"));
+    assertThat(page.chapter()).isEqualTo("user-guide");
+    assertThat(page.chapterLabel()).isEqualTo("User Guide");
   }
 
   @Test
