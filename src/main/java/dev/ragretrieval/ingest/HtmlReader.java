@@ -33,7 +33,7 @@ import org.jsoup.select.QueryParser;
  * title. h2/h3 start sections, except inside a note/tip/warning box, which stays in the section it
  * sits in. A section made (almost) only of links is navigation and is dropped. The chapter is the
  * URL path segment after /docs/ (Docusaurus, whose breadcrumbs label it), or the first folder below
- * the root that a Sphinx or MkDocs site names on each of its pages.
+ * the root that a Sphinx, MkDocs, VitePress or Starlight site names on each of its pages.
  */
 public final class HtmlReader {
 
@@ -49,7 +49,7 @@ public final class HtmlReader {
   private static final Evaluator NOISE = QueryParser.parse(
       // an inline SVG's text is a diagram's labels and node ids (MkDocs' plugin-events graph), never prose
       "script, style, noscript, template, svg, nav, footer, button, form, "
-      + "aside:not(.admonition), [role=navigation], [role=search], [role=contentinfo], "
+      + "aside:not(.admonition):not(.starlight-aside), [role=navigation], [role=search], [role=contentinfo], "
       // Docusaurus
       + ".navbar, .theme-doc-sidebar-container, .breadcrumbs, .theme-doc-breadcrumbs, "
       + ".theme-doc-toc-mobile, .theme-doc-toc-desktop, .table-of-contents, .pagination-nav, "
@@ -61,10 +61,14 @@ public final class HtmlReader {
       + ".mobile-nav, .menu-wrapper, .topnav, .relnav, .rellinks, #global-nav, .wy-breadcrumbs, "
       + ".rst-footer-buttons, .prev-next-area, .related-pages, .content-icon-container, .back-to-top, "
       + ".bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer-article, "
-      + ".md-header, .md-footer, .md-sidebar, .md-source-file");
-  /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus. */
+      + ".md-header, .md-footer, .md-sidebar, .md-source-file, "
+      // VitePress: a code block's language label, heading anchors
+      + "div[class*=language-] > span.lang, .header-anchor, "
+      // Starlight: heading anchors ("Section titled ..."), a code frame's screen-reader title ("Terminal window")
+      + ".sl-anchor-link, .expressive-code figcaption .sr-only");
+  /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus, Starlight. */
   private static final Evaluator ADMONITION = QueryParser.parse("div.note, div.tip, div.warning, div.caution, "
-      + "div.important, .admonition, .theme-admonition, [class*=admonition_]");
+      + "div.important, .admonition, .theme-admonition, [class*=admonition_], .starlight-aside");
   /** A client-side redirect: the "Redirecting..." stubs that redirect plugins (MkDocs, Sphinx) leave at old paths. */
   private static final Evaluator REFRESH = QueryParser.parse("meta[http-equiv~=(?i)^refresh$][content]");
   private static final Pattern REFRESH_URL = Pattern.compile("(?i)url\\s*=\\s*['\"]?([^'\"]+)");
@@ -74,18 +78,26 @@ public final class HtmlReader {
   /** Sphinx's link to its general index: genindex.html, or genindex/ from the dirhtml builder. */
   private static final Evaluator SPHINX_INDEX = QueryParser.parse(
       "link[rel=index][href$=genindex.html], link[rel=index][href$=genindex/]");
+  /** Starlight's site title links to the site's root. */
+  private static final Evaluator SITE_TITLE = QueryParser.parse("a.site-title[href]");
   /** Material for MkDocs keeps its settings, the site's root among them ("base"), in this script. */
   private static final Evaluator MKDOCS_CONFIG = QueryParser.parse("script#__config");
-  /** The built-in mkdocs and readthedocs themes set the site's root in an inline script. */
-  private static final Pattern MKDOCS_BASE_URL = Pattern.compile("\\bbase_url\\s*=\\s*[\"']([^\"']*)[\"']");
   /**
-   * The MkDocs navigation section a page is in: Material's active top-level item, the mkdocs
-   * theme's active dropdown (1.4 marks the item, 1.6 the toggle), the readthedocs theme's crumb.
+   * The site's root in an inline script: the built-in mkdocs and readthedocs themes' {@code base_url}
+   * (relative to the page), VitePress' site data's {@code base} (a path).
    */
-  private static final Evaluator MKDOCS_SECTION = QueryParser.parse(
+  private static final Pattern SITE_BASE = Pattern.compile(
+      "\\bbase_url\\s*=\\s*[\"']([^\"']*)[\"']|__VP_SITE_DATA__\\s*=\\s*JSON\\.parse\\(\".*?\\\\\"base\\\\\":\\\\\"([^\"\\\\]*)\\\\\"");
+  /**
+   * The navigation section a page is in: Material's active top-level item, the mkdocs theme's
+   * active dropdown (1.4 marks the item, 1.6 the toggle), the readthedocs theme's crumb, VitePress'
+   * sidebar group that holds the active link, Starlight's top-level sidebar group that holds it.
+   */
+  private static final Evaluator NAV_SECTION = QueryParser.parse(
       ".md-nav--primary > .md-nav__list > .md-nav__item--active.md-nav__item--nested > .md-nav__link, "
       + ".navbar-nav > li.dropdown.active > a.dropdown-toggle, .navbar-nav > li.dropdown > a.dropdown-toggle.active, "
-      + ".wy-breadcrumbs > li.breadcrumb-item:not(.active)");
+      + ".wy-breadcrumbs > li.breadcrumb-item:not(.active), .VPSidebarItem.level-0.has-active > .item > .text, "
+      + "ul.top-level > li > details:has(a[aria-current=page]) > summary .group-label");
   private static final Evaluator H1 = QueryParser.parse("h1");
   private static final Evaluator H1_H2 = QueryParser.parse("h1, h2");
   private static final Evaluator H2_H3 = QueryParser.parse("h2, h3");
@@ -113,11 +125,11 @@ public final class HtmlReader {
       chapterLabel = docbookChapter(doc);
     }
     if (chapterLabel == null) {
-      // Sphinx and MkDocs name their site's root on every page, so their chapter is the first folder
+      // Sphinx, MkDocs, VitePress and Starlight name their site's root on every page, so their chapter is the first folder
       // below it wherever the site is served (a /docs/ in the address may be above the root)
       Chapter site = sphinxChapter(doc, sourceUrl);
       if (site == null) {
-        site = mkdocsChapter(doc, sourceUrl);
+        site = navigationChapter(doc, sourceUrl);
       }
       if (site != null) {
         chapter = site.folder();
@@ -152,6 +164,8 @@ public final class HtmlReader {
     String title = titleHeading != null ? titleHeading.text().strip() : titleParts[0];
     if (titleHeading != null) {
       titleHeading.remove();
+      // the same words in a second h1 are the title again (Starlight's page header above a Markdown h1)
+      content.select(H1).stream().filter(h -> sameLabel(h.text(), title)).forEach(Element::remove);
     }
     SectionCollector collector = new SectionCollector(title);
     NodeTraversor.traverse(collector, content);
@@ -340,11 +354,12 @@ public final class HtmlReader {
   }
 
   /**
-   * An MkDocs page's chapter: the first folder of its path below the site's root, which every theme
-   * gives relative to the page (Material's {@code "base": "../.."}, the others' {@code base_url});
-   * its label is the navigation section the page is in ("User Guide"), which need not be a folder.
+   * An MkDocs, VitePress or Starlight page's chapter: the first folder of its path below the site's
+   * root, which every page names (Material's {@code "base": "../.."}, the other MkDocs themes'
+   * {@code base_url}, VitePress' {@code base}, Starlight's site title link); its label is the navigation section the page is in ("User Guide"),
+   * which need not be a folder.
    */
-  private static Chapter mkdocsChapter(Document doc, String sourceUrl) {
+  private static Chapter navigationChapter(Document doc, String sourceUrl) {
     String base = null;
     Element config = doc.selectFirst(MKDOCS_CONFIG);
     if (config != null) {
@@ -355,12 +370,15 @@ public final class HtmlReader {
       }
     } else {
       for (Element script : doc.select("script:not([src])")) {
-        Matcher matcher = MKDOCS_BASE_URL.matcher(script.data());
+        Matcher matcher = SITE_BASE.matcher(script.data());
         if (matcher.find()) {
-          base = matcher.group(1);
+          base = matcher.group(1) != null ? matcher.group(1) : matcher.group(2);
           break;
         }
       }
+    }
+    if (base == null && doc.selectFirst(SITE_TITLE) != null) {
+      base = doc.selectFirst(SITE_TITLE).attr("href");
     }
     if (base == null) {
       return null;
@@ -375,7 +393,7 @@ public final class HtmlReader {
       return null;
     }
     String folder = firstFolder(root, sourceUrl);
-    Element section = doc.selectFirst(MKDOCS_SECTION);
+    Element section = doc.selectFirst(NAV_SECTION);
     String label = section == null || section.text().isBlank() ? null : section.text().strip();
     return new Chapter(folder == null ? null : decoded(folder), label);
   }

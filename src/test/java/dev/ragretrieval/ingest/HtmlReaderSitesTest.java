@@ -11,6 +11,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -26,13 +27,23 @@ class HtmlReaderSitesTest {
         "docbook/logicaldecoding-synchronous.html", "docbook/indexes.html", "docbook/passwordcheck.html",
         "sphinx/markdown.html", "mkdocs/installation.html", "docusaurus/qos-profiles.html", "docusaurus/isaac-sim.html",
         "mdbook/ch15-03-drop.html", "mkdocs/intro-ros2.html", "mkdocs-material/intro-ros2.html",
-        "mkdocs-readthedocs/intro-ros2.html", "sphinx-furo/intro-ros2.html", "sphinx-rtd/intro-ros2.html");
+        "mkdocs-readthedocs/intro-ros2.html", "sphinx-furo/intro-ros2.html", "sphinx-rtd/intro-ros2.html",
+        "starlight/intro-ros2.html", "vitepress/intro-ros2.html");
   }
 
-  /** One page of the sample book, built by each generator from the same Markdown. */
-  static Stream<String> samePage() {
-    return Stream.of("mkdocs/intro-ros2.html", "mkdocs-material/intro-ros2.html", "mkdocs-readthedocs/intro-ros2.html",
-        "sphinx-furo/intro-ros2.html", "sphinx-rtd/intro-ros2.html");
+  /**
+   * One page of the sample book, built by each generator from the same Markdown, and addresses it may
+   * be served at: MkDocs and Sphinx name the site's root relative to the page, Starlight and VitePress
+   * as a path (these builds' is /docs/).
+   */
+  static Stream<Arguments> samePage() {
+    List<String> anywhere = List.of("https://book.example.org/module-1-ros2/01-intro-ros2/",
+        "https://example.org/docs/module-1-ros2/01-intro-ros2/", "https://example.org/en/latest/module-1-ros2/01-intro-ros2/");
+    return Stream.of(Arguments.of("mkdocs/intro-ros2.html", anywhere), Arguments.of("mkdocs-material/intro-ros2.html", anywhere),
+        Arguments.of("mkdocs-readthedocs/intro-ros2.html", anywhere), Arguments.of("sphinx-furo/intro-ros2.html", anywhere),
+        Arguments.of("sphinx-rtd/intro-ros2.html", anywhere),
+        Arguments.of("starlight/intro-ros2.html", List.of("https://example.org/docs/module-1-ros2/01-intro-ros2/")),
+        Arguments.of("vitepress/intro-ros2.html", List.of("https://example.org/docs/module-1-ros2/01-intro-ros2.html")));
   }
 
   private static Page read(String fixture) {
@@ -146,12 +157,11 @@ class HtmlReaderSitesTest {
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("samePage")
-  @DisplayName("MkDocs 1.6 (mkdocs, material, readthedocs) and Sphinx 9 (furo, Read the Docs; dirhtml): the same page"
-      + " reads the same; its chapter is the first folder below the root the site names, wherever it is served,"
+  @DisplayName("MkDocs 1.6 (mkdocs, material, readthedocs), Sphinx 9 (furo, Read the Docs; dirhtml), Starlight 0.37,"
+      + " VitePress 1.6: the same page reads the same; its chapter is the first folder below the root the site names,"
       + " and its label the navigation section")
-  void sameBookEveryGenerator(String fixture) {
-    for (String url : List.of("https://book.example.org/module-1-ros2/01-intro-ros2/",
-        "https://example.org/docs/module-1-ros2/01-intro-ros2/", "https://example.org/en/latest/module-1-ros2/01-intro-ros2/")) {
+  void sameBookEveryGenerator(String fixture, List<String> urls) {
+    for (String url : urls) {
       Page page = HtmlReader.read(url, html(fixture));
       assertThat(page.pageTitle()).isEqualTo("Introduction to ROS 2 Architecture");
       assertThat(page.chapter()).as(url).isEqualTo("module-1-ros2");
@@ -162,10 +172,26 @@ class HtmlReaderSitesTest {
       assertThat(section(page, "Discovery and Domains").parent()).isEqualTo("DDS as the Communication Middleware");
       assertThat(section(page, "Workspaces, Packages and colcon").text())
           .contains("mkdir -p ~/humanoid_ws/src && cd ~/humanoid_ws/src\nros2 pkg create")
-          .endsWith("Tip\n\nUse rosdep install --from-paths src --ignore-src -y before building a workspace you cloned,"
-              + " so that every system dependency listed in the package.xml files is installed.");
-      assertThat(text(page)).doesNotContain("Nodes, Topics", "Module 2", "Physical AI", "Skip to", "Made with", "Next");
+          // the box keeps its title as the site shows it (VitePress writes "TIP")
+          .containsIgnoringCase("source install/setup.bash\n\nTip\n\nUse rosdep")
+          .endsWith("\n\nUse rosdep install --from-paths src --ignore-src -y before building a workspace you cloned,"
+              + " so that every system dependency listed in the package.xml files is installed.")
+          .doesNotContain("Terminal window", "\nbash\n");
+      assertThat(text(page)).doesNotContain("Nodes, Topics", "Module 2", "Physical AI", "Skip to", "Made with", "Next",
+          "Section titled");
     }
+  }
+
+  @Test
+  @DisplayName("a second h1 with the title's words is the title again, not text (Starlight's header above a Markdown h1)")
+  void repeatedTitleHeading() {
+    String html = "<html><head><title>Services | Book</title></head><body><main><h1>Services</h1>"
+        + "<div class=\"sl-markdown-content\"><h1>Services</h1><p>A service answers one request.</p>"
+        + "<h2>Clients</h2><p>A client waits for the answer.</p></div></main></body></html>";
+    Page page = HtmlReader.read("https://example.org/services/", html);
+    assertThat(page.pageTitle()).isEqualTo("Services");
+    assertThat(page.sections()).extracting(Page.Section::text)
+        .containsExactly("A service answers one request.", "A client waits for the answer.");
   }
 
   @Test
