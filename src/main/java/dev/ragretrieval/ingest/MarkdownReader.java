@@ -1,6 +1,8 @@
 package dev.ragretrieval.ingest;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -14,7 +16,9 @@ import org.commonmark.node.Code;
 import org.commonmark.node.FencedCodeBlock;
 import org.commonmark.node.Heading;
 import org.commonmark.node.HtmlBlock;
+import org.commonmark.node.Image;
 import org.commonmark.node.IndentedCodeBlock;
+import org.commonmark.node.Link;
 import org.commonmark.node.Node;
 import org.commonmark.node.Text;
 import org.commonmark.parser.Parser;
@@ -25,7 +29,8 @@ import org.jsoup.Jsoup;
  * Reads one Markdown or MDX page (Docusaurus style) into a {@link Page}: the front-matter title,
  * the module folder as chapter, {@code ##}/{@code ###} headings as sections. MDX noise (import and
  * export statements, JSX component tags and comments, also over several lines, admonition fences)
- * is removed (an admonition's title stays, as a paragraph); code blocks stay as text.
+ * is removed (an admonition's title stays, as a paragraph); code blocks stay as text. MkDocs'
+ * boxes ({@code !!! note "Title"}, their body indented below) read the same way.
  */
 public final class MarkdownReader {
 
@@ -37,6 +42,12 @@ public final class MarkdownReader {
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
   /** An admonition fence, with the box's title when it has one: {@code :::tip[Title]}, {@code :::tip Title}. */
   private static final Pattern ADMONITION = Pattern.compile("^\\s*:::+\\s*[\\w-]*\\s*(?:\\[(.*)]|(.*?))\\s*$");
+  /**
+   * A Python-Markdown box (MkDocs): {@code !!! note "Title"}, or {@code ??? note} / {@code ???+ note}
+   * for one that folds, with more classes allowed before the title; its body is indented by four.
+   */
+  private static final Pattern MKDOCS_BOX = Pattern.compile("^\\s*(?:!!!|\\?\\?\\?\\+?)[ \\t]*[\\w-]+(?:[ \\t]+[\\w-]+)*"
+      + "(?:[ \\t]+\"([^\"]*)\")?[ \\t]*$");
   /**
    * A JSX element's opening or closing tag: {@code <Tabs}, {@code </TabItem}. Not a fragment's
    * {@code <>}: in prose that is more often text ("angle brackets <> for required inputs").
@@ -67,6 +78,7 @@ public final class MarkdownReader {
     Node document = PARSER.parse(stripMdx(markdown));
     unquoteInlineCode(document);
     unwrapBlockQuotes(document);
+    unwrapLinks(document);
 
     YamlFrontMatterVisitor frontMatter = new YamlFrontMatterVisitor();
     document.accept(frontMatter);
@@ -131,7 +143,21 @@ public final class MarkdownReader {
     StringBuilder prose = new StringBuilder(); // the lines since the last fence, cleaned together
     boolean inCode = false;
     int openBrackets = 0; // of an import or export statement that goes on over the next lines
-    for (String line : markdown.split("\\R", -1)) {
+    Deque<Integer> boxes = new ArrayDeque<>(); // the body indents of the MkDocs boxes around this line, innermost first
+    for (String raw : markdown.split("\\R", -1)) {
+      String line = raw;
+      int dedent = 0;
+      if (!boxes.isEmpty() && !raw.isBlank()) {
+        // a box's body is indented below its marker: read without that indent, so it is not a code block
+        String expanded = raw.replaceFirst("^\\t", "    ");
+        while (!boxes.isEmpty() && indent(expanded, 0) < boxes.peek()) {
+          boxes.pop();
+        }
+        if (!boxes.isEmpty()) {
+          dedent = boxes.peek();
+          line = expanded.substring(dedent);
+        }
+      }
       if (openBrackets > 0 && !line.isBlank()) {
         openBrackets += brackets(line);
         continue;
@@ -146,8 +172,14 @@ public final class MarkdownReader {
         out.append(line).append('\n');
         continue;
       }
+      Matcher box = inCode ? null : MKDOCS_BOX.matcher(line);
       if (inCode) {
         out.append(line).append('\n');
+      } else if (box.matches()) {
+        boxes.push(dedent + indent(line, 0) + 4);
+        if (box.group(1) != null && !box.group(1).isBlank()) {
+          prose.append(box.group(1).strip()).append("\n\n"); // the box's title, a paragraph as the site shows it
+        }
       } else if (MODULE_LINE.matcher(line).matches()) {
         openBrackets = brackets(line);
       } else {
@@ -294,6 +326,37 @@ public final class MarkdownReader {
         child = next;
       }
       quote.unlink();
+    }
+  }
+
+  /**
+   * The text renderer writes a link as {@code "words" (address)} and an image the same way; a reader
+   * sees the words (or the image's alt text), and an address such as {@code ./nav2.md} is noise to
+   * the embedding and to BM25, so only the words stay, as the HTML reader keeps them.
+   */
+  private static void unwrapLinks(Node document) {
+    List<Node> links = new ArrayList<>();
+    document.accept(new AbstractVisitor() {
+      @Override
+      public void visit(Link link) {
+        links.add(link);
+        visitChildren(link);
+      }
+
+      @Override
+      public void visit(Image image) {
+        links.add(image);
+        visitChildren(image);
+      }
+    });
+    for (Node link : links) {
+      Node child = link.getFirstChild();
+      while (child != null) {
+        Node next = child.getNext();
+        link.insertBefore(child);
+        child = next;
+      }
+      link.unlink();
     }
   }
 

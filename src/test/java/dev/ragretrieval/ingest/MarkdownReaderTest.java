@@ -147,6 +147,65 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("MkDocs boxes (!!! note \"Title\", ??? and ???+ that fold, nested, a fence inside) keep their title and"
+      + " their body as text, not as indented code; the text after a box is the page's again")
+  void mkdocsBoxes() {
+    String md = """
+        # Sensors
+
+        ## Inertial measurement
+
+        !!! tip "Calibrate first"
+            An IMU drifts; calibrate it at rest.
+
+            ```python
+            imu.calibrate()
+            ```
+
+            ??? note
+                Gyroscopes drift more than accelerometers.
+
+        !!! warning inline end
+        \tKeep magnets away.
+
+        After the boxes.
+
+            indented code at the top level
+        """;
+    Page.Section section = MarkdownReader.read("docs/m/sensors.md", md, null, null).sections().get(0);
+    assertThat(section.text()).isEqualTo("""
+        Calibrate first
+
+        An IMU drifts; calibrate it at rest.
+
+        imu.calibrate()
+
+        Gyroscopes drift more than accelerometers.
+
+        Keep magnets away.
+
+        After the boxes.
+
+        indented code at the top level""");
+  }
+
+  @Test
+  @DisplayName("a link is its words and an image its alt text, without the address (the text renderer writes"
+      + " \"words\" (address)); an autolink is its address")
+  void linksAreTheirWords() {
+    String md = """
+        ## Navigation
+
+        See [the Nav2 chapter](../module-3/04-nav2.md#costmaps) and [**SLAM**][slam] before
+        ![A costmap around the robot](./img/costmap.png) this one, or <https://nav2.org>.
+
+        [slam]: ./03-slam.md
+        """;
+    assertThat(MarkdownReader.read("docs/m/nav.md", md, null, null).sections().get(0).text())
+        .isEqualTo("See the Nav2 chapter and SLAM before\nA costmap around the robot this one, or https://nav2.org.");
+  }
+
+  @Test
   @DisplayName("without front matter the H1 is the title; a base URL prefixes source_url; top-level pages have no chapter")
   void titleFromH1() {
     Page page = MarkdownReader.read("intro.md", "# Welcome\n\nHello there.\n", null, "https://book.example.org/");
