@@ -33,7 +33,7 @@ import org.jsoup.select.QueryParser;
  * title. h2/h3 start sections, except inside a note/tip/warning box, which stays in the section it
  * sits in. A section made (almost) only of links is navigation and is dropped. The chapter is the
  * URL path segment after /docs/ (Docusaurus, whose breadcrumbs label it), or the first folder below
- * the root that a Sphinx, MkDocs, VitePress or Starlight site names on each of its pages.
+ * the root that a Sphinx, MkDocs, mdBook, VitePress or Starlight site names on each of its pages.
  */
 public final class HtmlReader {
 
@@ -84,10 +84,11 @@ public final class HtmlReader {
   private static final Evaluator MKDOCS_CONFIG = QueryParser.parse("script#__config");
   /**
    * The site's root in an inline script: the built-in mkdocs and readthedocs themes' {@code base_url}
-   * (relative to the page), VitePress' site data's {@code base} (a path).
+   * and mdBook's {@code path_to_root} (relative to the page), VitePress' site data's {@code base} (a path).
    */
   private static final Pattern SITE_BASE = Pattern.compile(
-      "\\bbase_url\\s*=\\s*[\"']([^\"']*)[\"']|__VP_SITE_DATA__\\s*=\\s*JSON\\.parse\\(\".*?\\\\\"base\\\\\":\\\\\"([^\"\\\\]*)\\\\\"");
+      "\\b(?:base_url|path_to_root)\\s*=\\s*[\"']([^\"']*)[\"']"
+      + "|__VP_SITE_DATA__\\s*=\\s*JSON\\.parse\\(\".*?\\\\\"base\\\\\":\\\\\"([^\"\\\\]*)\\\\\"");
   /**
    * The navigation section a page is in: Material's active top-level item, the mkdocs theme's
    * active dropdown (1.4 marks the item, 1.6 the toggle), the readthedocs theme's crumb, VitePress'
@@ -125,8 +126,8 @@ public final class HtmlReader {
       chapterLabel = docbookChapter(doc);
     }
     if (chapterLabel == null) {
-      // Sphinx, MkDocs, VitePress and Starlight name their site's root on every page, so their chapter is the first folder
-      // below it wherever the site is served (a /docs/ in the address may be above the root)
+      // Sphinx, MkDocs, mdBook, VitePress and Starlight name their site's root on every page, so the
+      // chapter is the first folder below it wherever the site is served (a /docs/ may be above the root)
       Chapter site = sphinxChapter(doc, sourceUrl);
       if (site == null) {
         site = navigationChapter(doc, sourceUrl);
@@ -354,9 +355,10 @@ public final class HtmlReader {
   }
 
   /**
-   * An MkDocs, VitePress or Starlight page's chapter: the first folder of its path below the site's
-   * root, which every page names (Material's {@code "base": "../.."}, the other MkDocs themes'
-   * {@code base_url}, VitePress' {@code base}, Starlight's site title link); its label is the navigation section the page is in ("User Guide"),
+   * An MkDocs, mdBook, VitePress or Starlight page's chapter: the first folder of its path below the
+   * site's root, which every page names (Material's {@code "base": "../.."}, the other MkDocs themes'
+   * {@code base_url}, mdBook's {@code path_to_root}, VitePress' {@code base}, Starlight's site title
+   * link); its label is the navigation section the page is in ("User Guide"),
    * which need not be a folder.
    */
   private static Chapter navigationChapter(Document doc, String sourceUrl) {
@@ -385,7 +387,8 @@ public final class HtmlReader {
     }
     String root;
     try {
-      root = canonical(URI.create(sourceUrl).resolve(base.isEmpty() || base.endsWith("/") ? base : base + "/").toString());
+      String folderBase = base.isEmpty() || base.endsWith("/") ? base : base + "/";
+      root = canonical(URI.create(sourceUrl).resolve(folderBase).toString());
     } catch (IllegalArgumentException e) {
       return null;
     }

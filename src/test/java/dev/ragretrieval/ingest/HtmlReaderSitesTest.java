@@ -28,7 +28,7 @@ class HtmlReaderSitesTest {
         "sphinx/markdown.html", "mkdocs/installation.html", "docusaurus/qos-profiles.html", "docusaurus/isaac-sim.html",
         "mdbook/ch15-03-drop.html", "mkdocs/intro-ros2.html", "mkdocs-material/intro-ros2.html",
         "mkdocs-readthedocs/intro-ros2.html", "sphinx-furo/intro-ros2.html", "sphinx-rtd/intro-ros2.html",
-        "starlight/intro-ros2.html", "vitepress/intro-ros2.html");
+        "starlight/intro-ros2.html", "vitepress/intro-ros2.html", "mdbook-0.5/intro-ros2.html");
   }
 
   /**
@@ -38,12 +38,21 @@ class HtmlReaderSitesTest {
    */
   static Stream<Arguments> samePage() {
     List<String> anywhere = List.of("https://book.example.org/module-1-ros2/01-intro-ros2/",
-        "https://example.org/docs/module-1-ros2/01-intro-ros2/", "https://example.org/en/latest/module-1-ros2/01-intro-ros2/");
-    return Stream.of(Arguments.of("mkdocs/intro-ros2.html", anywhere), Arguments.of("mkdocs-material/intro-ros2.html", anywhere),
-        Arguments.of("mkdocs-readthedocs/intro-ros2.html", anywhere), Arguments.of("sphinx-furo/intro-ros2.html", anywhere),
-        Arguments.of("sphinx-rtd/intro-ros2.html", anywhere),
-        Arguments.of("starlight/intro-ros2.html", List.of("https://example.org/docs/module-1-ros2/01-intro-ros2/")),
-        Arguments.of("vitepress/intro-ros2.html", List.of("https://example.org/docs/module-1-ros2/01-intro-ros2.html")));
+        "https://example.org/docs/module-1-ros2/01-intro-ros2/",
+        "https://example.org/en/latest/module-1-ros2/01-intro-ros2/");
+    String module = "Module 1: The Robotic Nervous System (ROS 2)";
+    return Stream.of(Arguments.of("mkdocs/intro-ros2.html", anywhere, module),
+        Arguments.of("mkdocs-material/intro-ros2.html", anywhere, module),
+        Arguments.of("mkdocs-readthedocs/intro-ros2.html", anywhere, module),
+        Arguments.of("sphinx-furo/intro-ros2.html", anywhere, module),
+        Arguments.of("sphinx-rtd/intro-ros2.html", anywhere, module),
+        Arguments.of("starlight/intro-ros2.html",
+            List.of("https://example.org/docs/module-1-ros2/01-intro-ros2/"), module),
+        Arguments.of("vitepress/intro-ros2.html",
+            List.of("https://example.org/docs/module-1-ros2/01-intro-ros2.html"), module),
+        // mdBook 0.5 loads its sidebar from a script: the page names its root, not its section
+        Arguments.of("mdbook-0.5/intro-ros2.html", List.of("https://book.example.org/module-1-ros2/01-intro-ros2.html",
+            "https://example.org/en/latest/module-1-ros2/01-intro-ros2.html"), null));
   }
 
   private static Page read(String fixture) {
@@ -158,14 +167,14 @@ class HtmlReaderSitesTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("samePage")
   @DisplayName("MkDocs 1.6 (mkdocs, material, readthedocs), Sphinx 9 (furo, Read the Docs; dirhtml), Starlight 0.37,"
-      + " VitePress 1.6: the same page reads the same; its chapter is the first folder below the root the site names,"
-      + " and its label the navigation section")
-  void sameBookEveryGenerator(String fixture, List<String> urls) {
+      + " VitePress 1.6, mdBook 0.5: the same page reads the same; its chapter is the first folder below the root the"
+      + " site names, and its label the navigation section")
+  void sameBookEveryGenerator(String fixture, List<String> urls, String label) {
     for (String url : urls) {
       Page page = HtmlReader.read(url, html(fixture));
       assertThat(page.pageTitle()).isEqualTo("Introduction to ROS 2 Architecture");
       assertThat(page.chapter()).as(url).isEqualTo("module-1-ros2");
-      assertThat(page.chapterLabel()).as(url).isEqualTo("Module 1: The Robotic Nervous System (ROS 2)");
+      assertThat(page.chapterLabel()).as(url).isEqualTo(label);
       assertThat(page.sections()).extracting(Page.Section::heading).containsExactly("Why ROS 2 Replaced ROS 1",
           "The Layered Client Library Stack", "DDS as the Communication Middleware", "Discovery and Domains",
           "Workspaces, Packages and colcon");
