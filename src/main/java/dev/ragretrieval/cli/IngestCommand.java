@@ -76,8 +76,8 @@ public final class IngestCommand implements Callable<Integer> {
 
   @Option(names = "--base-url", paramLabel = "URL",
       description = "for folders: the folder's published address (the site's, for a folder holding docs/); source_url"
-          + " is then each page's address there, by Docusaurus' rules (number prefixes dropped, slug, id, index pages);"
-          + " default: the path in the folder")
+          + " is then each page's address there, by Docusaurus' rules (number prefixes dropped, slug, id, index pages),"
+          + " or those of MkDocs, mdBook, Starlight or VitePress in their repositories; default: the path in the folder")
   String baseUrl;
 
   /** A large site under a tight embed budget takes long; a run stuck for a day is broken. */
@@ -254,6 +254,10 @@ public final class IngestCommand implements Callable<Integer> {
   private List<Page> readFolder(Path path) throws IOException {
     if (Files.isDirectory(path)) {
       MarkdownFolder.Folder folder = MarkdownFolder.site(path, baseUrl);
+      if (folder.readAs() != null) {
+        cli.err().println("note: " + folder.readAs().generator() + " site: only what it publishes is read ("
+            + String.join(", ", folder.readAs().folders()) + ")");
+      }
       if (!folder.drafts().isEmpty()) {
         cli.err().println("note: " + Ingestor.plural(folder.drafts().size(), "draft") + " (draft: true) not ingested,"
             + " as Docusaurus does not publish them: " + Ingestor.firstFive(folder.drafts()));

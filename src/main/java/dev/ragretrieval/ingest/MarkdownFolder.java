@@ -15,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -22,28 +24,41 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
 
 /**
- * Reads a Docusaurus-style docs folder (or the bundled book on the classpath) into pages. Blocking:
- * call it on a worker thread.
+ * Reads a folder of Markdown pages (a Docusaurus docs folder, a site generator's repository, or the
+ * bundled book on the classpath) into pages. Blocking: call it on a worker thread.
  */
 public final class MarkdownFolder {
 
   private MarkdownFolder() {}
 
-  /** What Docusaurus publishes of a site's repository: its docs, its blog and its Markdown pages. */
-  private static final List<String> SITE_FOLDERS = List.of("docs/", "blog/", "src/pages/");
+  /**
+   * Where a site generator's repository keeps the pages it publishes ({@code folders}; null: all of
+   * it), the folder whose first subfolders are the chapters ({@code pagesRoot}), and a file that is
+   * the site's table of contents, not a page ({@code contents}, or null).
+   */
+  public record Layout(String generator, List<String> folders, String pagesRoot, String contents) {
+    /** A folder of pages, or a Docusaurus docs/ folder inside it. */
+    static final Layout PLAIN = new Layout(null, null, "docs/", null);
+  }
+
+  private static final Pattern MKDOCS_DOCS_DIR = Pattern.compile("(?m)^docs_dir:[ \\t]*['\"]?([^'\"#\\s]+)");
+  private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
   /**
    * Every .md/.mdx file under {@code root}, in path order, skipping hidden folders, node_modules,
    * partials ({@code _name.md}), the root README, and a Docusaurus site's i18n/ and versioned_docs/.
-   * In a Docusaurus site's repository (a {@code docusaurus.config.*} at the root) only what the site
-   * publishes is read, when there is any: not the repository's specs, notes or change logs.
+   * In a site generator's repository only what the site publishes is read, when there is any: not
+   * the repository's specs, notes or change logs ({@link #layout}).
    */
   public static List<Page> read(Path root, String baseUrl) throws IOException {
     return site(root, baseUrl).pages();
   }
 
-  /** A folder's pages, and the drafts among its files, which are not read. */
-  public record Folder(List<Page> pages, List<String> drafts) {}
+  /**
+   * A folder's pages, the drafts among its files, which are not read, and the generator whose
+   * published folders alone were read (null when the whole folder was).
+   */
+  public record Folder(List<Page> pages, List<String> drafts, Layout readAs) {}
 
   /**
    * As {@link #read(Path, String)}, but says which files were left out as drafts ({@code draft: true}
@@ -58,11 +73,16 @@ public final class MarkdownFolder {
           .sorted()
           .toList();
     }
-    if (isDocusaurusSite(root)) {
-      List<String> published = paths.stream().filter(path -> SITE_FOLDERS.stream().anyMatch(path::startsWith)).toList();
+    Layout layout = layout(root);
+    Layout readAs = null;
+    if (layout.folders() != null) {
+      List<String> published = paths.stream()
+          .filter(path -> layout.folders().stream().anyMatch(path::startsWith) && !path.equals(layout.contents()))
+          .toList();
+      readAs = published.isEmpty() ? null : layout;
       paths = published.isEmpty() ? paths : published;
     }
-    return collect(paths, relative -> {
+    Folder folder = collect(paths, layout, relative -> {
       Path file = root.resolve(relative);
       if (!Files.isRegularFile(file)) {
         return null;
@@ -73,6 +93,7 @@ public final class MarkdownFolder {
         throw new UncheckedIOException(e);
       }
     }, baseUrl);
+    return new Folder(folder.pages(), folder.drafts(), readAs);
   }
 
   /**
@@ -94,10 +115,10 @@ public final class MarkdownFolder {
    * {@code _category_.json} labels are looked up the same way.
    */
   public static List<Page> read(List<String> paths, Function<String, String> load, String baseUrl) {
-    return collect(paths, load, baseUrl).pages();
+    return collect(paths, Layout.PLAIN, load, baseUrl).pages();
   }
 
-  private static Folder collect(List<String> paths, Function<String, String> load, String baseUrl) {
+  private static Folder collect(List<String> paths, Layout layout, Function<String, String> load, String baseUrl) {
     Map<String, String> labels = new HashMap<>();
     List<Page> pages = new ArrayList<>();
     List<String> drafts = new ArrayList<>();
@@ -110,16 +131,63 @@ public final class MarkdownFolder {
         drafts.add(path);
         continue;
       }
-      String chapter = MarkdownReader.chapterOf(path.replaceFirst("\\.mdx?$", ""));
+      String chapter = MarkdownReader.chapterOf(path.replaceFirst("\\.mdx?$", ""), layout.pagesRoot());
       String label = chapter == null ? null
-          : labels.computeIfAbsent(chapterDir(path), dir -> label(dir, load));
-      pages.add(MarkdownReader.read(path, text, label, baseUrl));
+          : labels.computeIfAbsent(chapterDir(path, layout.pagesRoot()), dir -> label(dir, load));
+      pages.add(MarkdownReader.read(path, text, label, baseUrl, layout));
     }
-    return new Folder(pages, drafts);
+    return new Folder(pages, drafts, null);
   }
 
-  private static boolean isDocusaurusSite(Path root) {
-    return Stream.of("js", "ts", "mjs", "cjs", "mts").anyMatch(ext -> Files.isRegularFile(root.resolve("docusaurus.config." + ext)));
+  /**
+   * What the generator whose settings sit at {@code root} publishes: Docusaurus its docs/, blog/ and
+   * src/pages/; MkDocs its {@code docs_dir} (docs/); mdBook its {@code src} (src/), whose SUMMARY.md
+   * is the book's table of contents; Starlight src/content/docs/; VitePress the folder that holds
+   * its .vitepress/ settings. Anything else is a plain folder of pages.
+   */
+  static Layout layout(Path root) {
+    if (anyConfig(root, "docusaurus.config.")) {
+      return new Layout("Docusaurus", List.of("docs/", "blog/", "src/pages/"), "docs/", null);
+    }
+    for (String name : new String[] {"mkdocs.yml", "mkdocs.yaml"}) {
+      if (Files.isRegularFile(root.resolve(name))) {
+        String docs = setting(root.resolve(name), MKDOCS_DOCS_DIR, "docs");
+        return new Layout("MkDocs", List.of(docs), docs, null);
+      }
+    }
+    if (Files.isRegularFile(root.resolve("book.toml"))) {
+      String src = setting(root.resolve("book.toml"), MDBOOK_SRC, "src");
+      return new Layout("mdBook", List.of(src), src, src + "SUMMARY.md");
+    }
+    if (anyConfig(root, "astro.config.") && Files.isDirectory(root.resolve("src/content/docs"))) {
+      return new Layout("Starlight", List.of("src/content/docs/"), "src/content/docs/", null);
+    }
+    if (anyConfig(root.resolve(".vitepress"), "config.")) {
+      return new Layout("VitePress", null, "", null);
+    }
+    if (anyConfig(root.resolve("docs/.vitepress"), "config.")) {
+      return new Layout("VitePress", List.of("docs/"), "docs/", null);
+    }
+    return Layout.PLAIN;
+  }
+
+  private static boolean anyConfig(Path folder, String prefix) {
+    return Stream.of("js", "ts", "mjs", "cjs", "mts").anyMatch(ext -> Files.isRegularFile(folder.resolve(prefix + ext)));
+  }
+
+  /** A folder named in a settings file, as "name/"; {@code otherwise} when it names none or cannot be read. */
+  private static String setting(Path file, Pattern pattern, String otherwise) {
+    String folder = otherwise;
+    try {
+      Matcher matcher = pattern.matcher(Files.readString(file, StandardCharsets.UTF_8));
+      if (matcher.find()) {
+        folder = matcher.group(1);
+      }
+    } catch (IOException e) {
+      // unreadable settings: the generator's default
+    }
+    folder = folder.replace('\\', '/').replaceFirst("^\\./", "").replaceAll("/+$", "");
+    return folder.isEmpty() || folder.equals(".") ? "" : folder + "/";
   }
 
   private static boolean isPage(String relative) {
@@ -140,10 +208,10 @@ public final class MarkdownFolder {
     return !name.startsWith("_") && !relative.equalsIgnoreCase("README.md");
   }
 
-  private static String chapterDir(String path) {
-    String[] parts = path.split("/");
-    int at = parts[0].equals("docs") ? 1 : 0;
-    return String.join("/", java.util.Arrays.copyOfRange(parts, 0, at + 1));
+  /** The chapter's folder: the first folder below the pages root. */
+  private static String chapterDir(String path, String pagesRoot) {
+    String below = !pagesRoot.isEmpty() && path.startsWith(pagesRoot) ? path.substring(pagesRoot.length()) : path;
+    return path.substring(0, path.length() - below.length()) + below.substring(0, below.indexOf('/'));
   }
 
   /** The category's label from its {@code _category_.json}, or {@code _category_.yml}/{@code .yaml}, as Docusaurus reads either. */

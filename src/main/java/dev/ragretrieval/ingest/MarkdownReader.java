@@ -74,6 +74,16 @@ public final class MarkdownReader {
    *     is then the page's address there ({@link DocusaurusPath}); null for the bare path
    */
   public static Page read(String relativePath, String markdown, String chapterLabel, String baseUrl) {
+    return read(relativePath, markdown, chapterLabel, baseUrl, MarkdownFolder.Layout.PLAIN);
+  }
+
+  /**
+   * As {@link #read(String, String, String, String)}, for a page of a site generator's repository:
+   * the chapter is the first folder below the layout's pages root ("src/" in an mdBook's), and with
+   * {@code baseUrl} the page's address follows that generator's rules.
+   */
+  public static Page read(String relativePath, String markdown, String chapterLabel, String baseUrl,
+      MarkdownFolder.Layout layout) {
     String documentId = relativePath.replaceFirst("\\.mdx?$", "");
     Node document = PARSER.parse(stripMdx(markdown));
     unquoteInlineCode(document);
@@ -84,9 +94,14 @@ public final class MarkdownReader {
     document.accept(frontMatter);
     Map<String, List<String>> data = frontMatter.getData();
     String title = first(data, "title");
-    String sourceUrl = baseUrl == null || baseUrl.isBlank() ? documentId
-        : baseUrl.replaceAll("/+$", "") + "/" + DocusaurusPath.of(relativePath, first(data, "slug"), first(data, "id"),
-            !"false".equalsIgnoreCase(first(data, "parse_number_prefixes")));
+    String sourceUrl = documentId;
+    if (baseUrl != null && !baseUrl.isBlank()) {
+      String path = layout.generator() == null || layout.generator().equals("Docusaurus")
+          ? DocusaurusPath.of(relativePath, first(data, "slug"), first(data, "id"),
+              !"false".equalsIgnoreCase(first(data, "parse_number_prefixes")))
+          : SitePath.of(layout, relativePath, first(data, "slug"));
+      sourceUrl = baseUrl.replaceAll("/+$", "") + "/" + path;
+    }
 
     List<Page.Section> sections = new ArrayList<>();
     String heading = null;
@@ -118,7 +133,8 @@ public final class MarkdownReader {
       append(text, blockText(node));
     }
     addSection(sections, heading, parent, text);
-    return new Page(sourceUrl, documentId, title, chapterOf(documentId), chapterLabel, "markdown", sections);
+    return new Page(sourceUrl, documentId, title, chapterOf(documentId, layout.pagesRoot()), chapterLabel, "markdown",
+        sections);
   }
 
   /** Whether the page's front matter says {@code draft: true}: Docusaurus leaves it out of the site it builds. */
@@ -127,14 +143,12 @@ public final class MarkdownReader {
     return front.lookingAt() && DRAFT.matcher(front.group(1)).find();
   }
 
-  /** The module folder: the first folder of the path, not counting a leading docs/. */
-  static String chapterOf(String documentId) {
-    List<String> parts = new ArrayList<>(List.of(documentId.split("/")));
-    parts.remove(parts.size() - 1);
-    if (!parts.isEmpty() && parts.get(0).equals("docs")) {
-      parts.remove(0);
-    }
-    return parts.isEmpty() ? null : parts.get(0);
+  /** The module folder: the first folder of the path below {@code pagesRoot} ("docs/"), or of the whole path. */
+  static String chapterOf(String documentId, String pagesRoot) {
+    String below = !pagesRoot.isEmpty() && documentId.startsWith(pagesRoot)
+        ? documentId.substring(pagesRoot.length()) : documentId;
+    int slash = below.indexOf('/');
+    return slash <= 0 ? null : below.substring(0, slash);
   }
 
   /** Drops MDX-only lines outside code fences; code is left exactly as written. */

@@ -306,7 +306,8 @@ class MainTest {
   }
 
   @Test
-  @DisplayName("delete a page and re-ingest the folder: its chunks are gone, the summary counts it; --keep-missing keeps it")
+  @DisplayName("delete a page and re-ingest the folder: its chunks are gone, the summary counts it; --keep-missing keeps"
+      + " it; an MkDocs repository's notes beside its docs are not read")
   void reingestMirrorsTheFolder() throws Exception {
     Path docs = Files.createDirectories(work.resolve("docs/garden"));
     Files.writeString(docs.resolve("tomatoes.md"), "# Tomatoes\n\n## Watering\n\nWater tomatoes twice a week.\n");
@@ -318,6 +319,13 @@ class MainTest {
     Run mirrored = run("ingest", work.toString(), "--collection", "garden");
     assertThat(mirrored.code()).as(mirrored.err()).isZero();
     assertThat(mirrored.out()).contains("1 document removed (1 chunk)");
+    assertThat(mirrored.err()).doesNotContain("only what it publishes");
+    // the same folder as an MkDocs repository: its notes beside docs/ are not pages, and the run says why
+    Files.writeString(work.resolve("mkdocs.yml"), "site_name: Garden\n");
+    Files.writeString(work.resolve("NOTES.md"), "# Notes\n\nBuy more roses.\n");
+    Run mkdocs = run("ingest", work.toString(), "--collection", "garden");
+    assertThat(mkdocs.err()).contains("note: MkDocs site: only what it publishes is read (docs/)");
+    assertThat(mkdocs.out()).contains("1 page (0 new, 0 changed, 1 unchanged, 0 removed)");
     Map<String, String> env = env();
     env.put("QDRANT_COLLECTIONS", "garden");
     Run query = run(env, "query", "prune roses", "--collection", "garden", "--json");

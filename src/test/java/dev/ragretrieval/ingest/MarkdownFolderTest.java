@@ -91,4 +91,66 @@ class MarkdownFolderTest {
     assertThat(folder.pages()).extracting(Page::pageTitle).containsExactly("Drafts", "Done");
     assertThat(folder.drafts()).containsExactly("docs/m1/wip.md");
   }
+
+  private void write(String... files) throws Exception {
+    for (String file : files) {
+      Files.createDirectories(root.resolve(file).getParent() == null ? root : root.resolve(file).getParent());
+      String name = file.substring(file.lastIndexOf('/') + 1);
+      Files.writeString(root.resolve(file), file.endsWith(".md") ? "# " + name + "\n\nText of " + file + ".\n" : "");
+    }
+  }
+
+  @Test
+  @DisplayName("an MkDocs repository: its docs_dir only, chapters below it, and with --base-url the addresses MkDocs"
+      + " serves (guide/setup/, index.md and README.md as their folder; checked against an MkDocs 1.6 build)")
+  void mkdocsRepository() throws Exception {
+    write("README.md", "CHANGELOG.md", "pages/index.md", "pages/guide/setup.md", "pages/guide/README.md",
+        "pages/01-intro.md");
+    Files.writeString(root.resolve("mkdocs.yml"), "site_name: Book\ndocs_dir: 'pages'  # not docs\n"
+        + "markdown_extensions:\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n");
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org/");
+    assertThat(folder.readAs().generator()).isEqualTo("MkDocs");
+    assertThat(folder.pages()).extracting(Page::sourceUrl, Page::chapter).containsExactly(
+        tuple("https://book.example.org/01-intro/", null),
+        tuple("https://book.example.org/guide/", "guide"),
+        tuple("https://book.example.org/guide/setup/", "guide"),
+        tuple("https://book.example.org/", null));
+  }
+
+  @Test
+  @DisplayName("an mdBook repository: its src only (not the repository's README), without SUMMARY.md (the table of"
+      + " contents); README.md is index.html, a page name.html (checked against an mdBook 0.5.4 build)")
+  void mdbookRepository() throws Exception {
+    write("README.md", "src/SUMMARY.md", "src/README.md", "src/ch1/01-intro.md", "src/ch1/README.md");
+    Files.writeString(root.resolve("book.toml"), "[book]\ntitle = \"Book\"\n");
+    assertThat(MarkdownFolder.site(root, "https://book.example.org").pages())
+        .extracting(Page::sourceUrl, Page::chapter).containsExactly(
+            tuple("https://book.example.org/index.html", null),
+            tuple("https://book.example.org/ch1/01-intro.html", "ch1"),
+            tuple("https://book.example.org/ch1/index.html", "ch1"));
+  }
+
+  @Test
+  @DisplayName("Starlight (src/content/docs, slugged addresses or the front matter's slug) and VitePress (the folder"
+      + " holding .vitepress, name.html) repositories (checked against Starlight 0.37 and VitePress 1.6 builds)")
+  void starlightAndVitepressRepositories() throws Exception {
+    write("README.md", "src/content/docs/index.md", "src/content/docs/Module 1/Getting Started.md",
+        "src/pages/extra.md");
+    Files.writeString(root.resolve("src/content/docs/Module 1/custom.md"),
+        "---\ntitle: Custom\nslug: guides/custom-page\n---\n\nA page with its own slug.\n");
+    Files.writeString(root.resolve("astro.config.mjs"), "export default {};\n");
+    assertThat(MarkdownFolder.site(root, "https://book.example.org/docs").pages())
+        .extracting(Page::sourceUrl, Page::chapter).containsExactly(
+            tuple("https://book.example.org/docs/module-1/getting-started/", "Module 1"),
+            tuple("https://book.example.org/docs/guides/custom-page/", "Module 1"),
+            tuple("https://book.example.org/docs/", null));
+
+    Files.delete(root.resolve("astro.config.mjs"));
+    write("docs/.vitepress/config.mts", "docs/index.md", "docs/guide/setup.md", "CONTRIBUTING.md");
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org");
+    assertThat(folder.readAs().generator()).isEqualTo("VitePress");
+    assertThat(folder.pages()).extracting(Page::sourceUrl, Page::chapter).containsExactly(
+        tuple("https://book.example.org/guide/setup.html", "guide"),
+        tuple("https://book.example.org/", null));
+  }
 }

@@ -1,0 +1,51 @@
+package dev.ragretrieval.ingest;
+
+import java.util.Locale;
+
+/**
+ * Where MkDocs, mdBook, Starlight and VitePress publish a Markdown page of their repository, so that
+ * {@code ingest --base-url} gives each chunk the address a reader can open (Docusaurus' rules are
+ * {@link DocusaurusPath}'s). Each generator's defaults: MkDocs serves {@code guide/setup.md} at
+ * {@code guide/setup/} ({@code use_directory_urls}); mdBook at {@code guide/setup.html}, a
+ * README.md as index.html; Starlight at {@code guide/setup/}, its path slugged (lower case, spaces as
+ * '-') unless the front matter's {@code slug} names it; VitePress at {@code guide/setup.html}. Each
+ * serves an {@code index.md} as its folder, and none drops number prefixes.
+ */
+final class SitePath {
+
+  private SitePath() {}
+
+  /**
+   * The page's path below the site's address, from its path in the repository.
+   *
+   * @param slug the front matter's {@code slug} (Starlight), or null
+   */
+  static String of(MarkdownFolder.Layout layout, String relativePath, String slug) {
+    String root = layout.pagesRoot();
+    String source = relativePath.startsWith(root) ? relativePath.substring(root.length()) : relativePath;
+    int slash = source.lastIndexOf('/');
+    String dir = slash < 0 ? "" : source.substring(0, slash + 1);
+    String name = source.substring(slash + 1).replaceFirst("\\.mdx?$", "");
+    boolean index = name.equals("index");
+    return switch (layout.generator()) {
+      case "MkDocs" -> index || name.equalsIgnoreCase("README") ? dir : dir + name + "/";
+      case "mdBook" -> dir + (name.equals("README") ? "index" : name) + ".html";
+      case "Starlight" -> slug != null ? slug.replaceAll("^/+|/+$", "") + (slug.isBlank() ? "" : "/")
+          : slugged(index ? dir : dir + name + "/");
+      case "VitePress" -> index ? dir : dir + name + ".html";
+      default -> throw new IllegalArgumentException("no address rules for " + layout.generator());
+    };
+  }
+
+  /** Astro's slugs: each segment in lower case, spaces as '-', punctuation other than '-' and '_' dropped. */
+  private static String slugged(String path) {
+    StringBuilder out = new StringBuilder();
+    for (String segment : path.split("/")) {
+      if (!segment.isEmpty()) {
+        out.append(segment.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N}\\s_-]", "").strip()
+            .replaceAll("\\s", "-")).append('/');
+      }
+    }
+    return out.toString();
+  }
+}
