@@ -341,7 +341,8 @@ public final class HtmlReader {
     String label = null;
     for (Element link : doc.select("a[href]")) {
       String target = link.absUrl("href").replaceFirst("[#?].*$", "");
-      if (target.equals(folderIndex) || target.equals(root + folder + "/")) {
+      // "#main-content" ("Skip to content") stays on this page, which may be the folder's index page
+      if (!link.attr("href").startsWith("#") && (target.equals(folderIndex) || target.equals(root + folder + "/"))) {
         String title = link.attr("title").strip();
         String text = link.text().strip();
         // "up" or "previous chapter" say where a link goes, not what is there: then the other one names the page
@@ -350,6 +351,16 @@ public final class HtmlReader {
           break;
         }
       }
+    }
+    if (label == null && (sourceUrl.equals(folderIndex) || sourceUrl.equals(root + folder + "/"))) {
+      // the folder's own index page: its heading (docutils' section h1; the <title> may add the site's
+      // name after a plain hyphen) names the chapter
+      Element heading = doc.selectFirst(DOCUTILS_H1);
+      if (heading != null) {
+        heading = heading.clone();
+        heading.select(NOISE).remove(); // its "¶" link
+      }
+      label = heading != null && !heading.text().isBlank() ? heading.text().strip() : splitTitle(doc.title())[0];
     }
     return new Chapter(decoded(folder), label);
   }

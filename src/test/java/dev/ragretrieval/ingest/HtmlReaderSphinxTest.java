@@ -179,4 +179,21 @@ class HtmlReaderSphinxTest {
         .containsExactly("a — b", "Python 3.11 documentation");
     assertThat(HtmlReader.splitTitle("Plain title")).containsExactly("Plain title", null);
   }
+
+  @Test
+  @DisplayName("a chapter's own index page (html and dirhtml builders): a \"Skip to content\" link to this page is no"
+      + " label; the page's heading is, without its headerlink and the <title>'s site name")
+  void chapterIndexPage() {
+    String html = "<html><head><title>Module 1: ROS 2 - Book documentation</title>"
+        + "<link rel=\"index\" title=\"Index\" href=\"%s\"></head><body>"
+        + "<a class=\"skip-to-content\" href=\"#furo-main-content\">Skip to content</a><article role=\"main\">"
+        + "<section id=\"module-1\"><h1>Module 1: ROS 2<a class=\"headerlink\" href=\"#module-1\">\u00b6</a></h1>"
+        + "<p>Nodes, topics and services.</p></section></article></body></html>";
+    for (String[] page : new String[][] {{"https://docs.example.org/m1/index.html", "../genindex.html"},
+        {"https://docs.example.org/m1/", "../genindex/"}}) {
+      Page read = HtmlReader.read(page[0], html.formatted(page[1]));
+      assertThat(read.chapter()).as(page[0]).isEqualTo("m1");
+      assertThat(read.chapterLabel()).as(page[0]).isEqualTo("Module 1: ROS 2");
+    }
+  }
 }
