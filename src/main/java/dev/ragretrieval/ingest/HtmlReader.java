@@ -62,6 +62,8 @@ public final class HtmlReader {
       + ".rst-footer-buttons, .prev-next-area, .related-pages, .content-icon-container, .back-to-top, "
       + ".bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer-article, "
       + ".md-header, .md-footer, .md-sidebar, .md-source-file, "
+      // what a site hides when the page is printed is not the page (Tailwind's print:hidden, Bootstrap's)
+      + "[class~=(^|\\s)print:([\\w-]+-)?hidden(\\s|$)], .d-print-none, .hidden-print, "
       // VitePress: a code block's language label, heading anchors
       + "div[class*=language-] > span.lang, .header-anchor, "
       // Starlight: heading anchors ("Section titled ..."), a code frame's screen-reader title ("Terminal window")
@@ -164,6 +166,13 @@ public final class HtmlReader {
     Element titleHeading = titleHeading(content, titleParts[0]);
     String title = titleHeading != null ? titleHeading.text().strip() : titleParts[0];
     if (titleHeading != null) {
+      // the page starts at its title: what the content holds above it is breadcrumbs (Hextra's carry no
+      // class that says so) or a banner
+      for (Node node = titleHeading; node != content && node.parent() != null; node = node.parent()) {
+        while (node.previousSibling() != null) {
+          node.previousSibling().remove();
+        }
+      }
       titleHeading.remove();
       // the same words in a second h1 are the title again (Starlight's page header above a Markdown h1)
       content.select(H1).stream().filter(h -> sameLabel(h.text(), title)).forEach(Element::remove);

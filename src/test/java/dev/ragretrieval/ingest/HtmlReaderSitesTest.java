@@ -28,7 +28,8 @@ class HtmlReaderSitesTest {
         "sphinx/markdown.html", "mkdocs/installation.html", "docusaurus/qos-profiles.html", "docusaurus/isaac-sim.html",
         "mdbook/ch15-03-drop.html", "mkdocs/intro-ros2.html", "mkdocs-material/intro-ros2.html",
         "mkdocs-readthedocs/intro-ros2.html", "sphinx-furo/intro-ros2.html", "sphinx-rtd/intro-ros2.html",
-        "starlight/intro-ros2.html", "vitepress/intro-ros2.html", "mdbook-0.5/intro-ros2.html");
+        "starlight/intro-ros2.html", "vitepress/intro-ros2.html", "mdbook-0.5/intro-ros2.html",
+        "hugo-hextra/intro-ros2.html");
   }
 
   /**
@@ -52,7 +53,10 @@ class HtmlReaderSitesTest {
             List.of("https://example.org/docs/module-1-ros2/01-intro-ros2.html"), module),
         // mdBook 0.5 loads its sidebar from a script: the page names its root, not its section
         Arguments.of("mdbook-0.5/intro-ros2.html", List.of("https://book.example.org/module-1-ros2/01-intro-ros2.html",
-            "https://example.org/en/latest/module-1-ros2/01-intro-ros2.html"), null));
+            "https://example.org/en/latest/module-1-ros2/01-intro-ros2.html"), null),
+        // Hugo names no root on the page: its chapter is the folder after /docs/, and Hextra's sidebar has no label
+        Arguments.of("hugo-hextra/intro-ros2.html", List.of("https://example.org/docs/module-1-ros2/01-intro-ros2/"),
+            null));
   }
 
   private static Page read(String fixture) {
@@ -167,7 +171,7 @@ class HtmlReaderSitesTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("samePage")
   @DisplayName("MkDocs 1.6 (mkdocs, material, readthedocs), Sphinx 9 (furo, Read the Docs; dirhtml), Starlight 0.37,"
-      + " VitePress 1.6, mdBook 0.5: the same page reads the same; its chapter is the first folder below the root the"
+      + " VitePress 1.6, mdBook 0.5, Hugo 0.140 (Hextra): the same page reads the same; its chapter is the first folder below the root the"
       + " site names, and its label the navigation section")
   void sameBookEveryGenerator(String fixture, List<String> urls, String label) {
     for (String url : urls) {
@@ -181,8 +185,8 @@ class HtmlReaderSitesTest {
       assertThat(section(page, "Discovery and Domains").parent()).isEqualTo("DDS as the Communication Middleware");
       assertThat(section(page, "Workspaces, Packages and colcon").text())
           .contains("mkdir -p ~/humanoid_ws/src && cd ~/humanoid_ws/src\nros2 pkg create")
-          // the box keeps its title as the site shows it (VitePress writes "TIP")
-          .containsIgnoringCase("source install/setup.bash\n\nTip\n\nUse rosdep")
+          // the box keeps its title as the site shows it (VitePress writes "TIP", Hextra's callout an icon)
+          .containsPattern("source install/setup\\.bash\n\n(?i:tip|\u2139\ufe0f)\n\nUse rosdep")
           .endsWith("\n\nUse rosdep install --from-paths src --ignore-src -y before building a workspace you cloned,"
               + " so that every system dependency listed in the package.xml files is installed.")
           .doesNotContain("Terminal window", "\nbash\n");
