@@ -141,6 +141,10 @@ public final class IngestCommand implements Callable<Integer> {
         }
         cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
         summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
+        if (!pages.duplicates().isEmpty()) {
+          cli.err().println("note: " + Ingestor.plural(pages.duplicates().size(), "page") + " left out as another version"
+              + " or translation of a page also read (the page names it): " + Ingestor.firstFive(pages.duplicates()));
+        }
         fetchFailures = pages.failed();
         fetchFailures.forEach(f -> cli.err().println("failed: " + f.url() + ": " + f.reason()));
       } else {

@@ -80,6 +80,9 @@ public final class HtmlReader {
   /** Sphinx's link to its general index: genindex.html, or genindex/ from the dirhtml builder. */
   private static final Evaluator SPHINX_INDEX = QueryParser.parse(
       "link[rel=index][href$=genindex.html], link[rel=index][href$=genindex/]");
+  /** What names the page this one repeats in another language or version ({@link #originalOf}). */
+  private static final Evaluator ORIGINALS = QueryParser.parse(
+      "link[rel=alternate][hreflang=x-default][href], .theme-doc-version-banner a[href]");
   /** Starlight's site title links to the site's root. */
   private static final Evaluator SITE_TITLE = QueryParser.parse("a.site-title[href]");
   /** Material for MkDocs keeps its settings, the site's root among them ("base"), in this script. */
@@ -183,6 +186,32 @@ public final class HtmlReader {
 
     return new Page(sourceUrl, documentId(sourceUrl), title.isEmpty() ? null : title,
         chapter, chapterLabel, "html", collector.sections);
+  }
+
+  /**
+   * The page this one is another version or translation of, as the page says: its {@code <link
+   * rel="alternate" hreflang="x-default">} (the default language's page, which multilingual
+   * Docusaurus, Hugo and MkDocs sites name), or the link of Docusaurus' version banner to the same
+   * page in the latest version (on an older or unreleased version's page). Null when it names none
+   * other than itself. Parses the page: call it on a worker.
+   */
+  public static String originalOf(String url, String html) {
+    Document doc = Jsoup.parse(html, url);
+    String self = canonical(url).replaceFirst("/$", "");
+    for (Element link : doc.select(ORIGINALS)) {
+      String target = link.absUrl("href");
+      if (!target.isEmpty()) {
+        try {
+          String original = canonical(target);
+          if (!original.replaceFirst("/$", "").equals(self)) {
+            return original;
+          }
+        } catch (IllegalArgumentException e) {
+          // an address that is no URL names no page
+        }
+      }
+    }
+    return null;
   }
 
   /**

@@ -333,6 +333,9 @@ public final class SiteCrawler implements AutoCloseable {
     private final Map<String, String> fetched;
     private final boolean capped;
     private final List<String> disallowed;
+    /** The run's pages without a trailing slash: a version or translation of one of them is left out. */
+    private final Set<String> inRun;
+    private final List<String> duplicates = Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger nextUrl = new AtomicInteger();
     private final java.util.ArrayDeque<SourcePage> ready = new java.util.ArrayDeque<>();
     private final List<Failure> failures = Collections.synchronizedList(new ArrayList<>());
@@ -346,7 +349,17 @@ public final class SiteCrawler implements AutoCloseable {
       this.fetched = fetched;
       this.capped = capped;
       this.disallowed = disallowed;
+      this.inRun = urls.stream().map(u -> u.replaceFirst("/$", "")).collect(java.util.stream.Collectors.toSet());
       failures.addAll(failed);
+    }
+
+    /**
+     * Pages left out as another version or translation of a page also in this run (complete once
+     * {@link #next} has answered an empty list): a versioned or multilingual site's sitemap lists
+     * every version and language of each page, which would otherwise be answers many times over.
+     */
+    public List<String> duplicates() {
+      return List.copyOf(duplicates);
     }
 
     /** Pages a crawl found links to but did not fetch, because the site's robots.txt disallows them. */
@@ -418,12 +431,17 @@ public final class SiteCrawler implements AutoCloseable {
       String crawled = fetched.isEmpty() ? null : fetched.remove(url);
       // the page is read (parsed) by the ingest, and only when its fingerprint says it changed
       (crawled != null ? Future.succeededFuture(crawled) : fetchPage(url))
-          .compose(html -> vertx.executeBlocking(() -> SourcePage.html(url, html), false))
+          .compose(html -> vertx.executeBlocking(() -> {
+            String original = HtmlReader.originalOf(url, html);
+            return original != null && inRun.contains(original.replaceFirst("/$", "")) ? null : SourcePage.html(url, html);
+          }, false))
           .onComplete(done -> {
             boolean pause = false;
             if (done.failed()) {
               ServiceException error = ServiceException.from(done.cause());
               failures.add(new Failure(url, error.getMessage(), error.retryable()));
+            } else if (done.result() == null) {
+              duplicates.add(url);
             } else {
               synchronized (this) {
                 ready.addLast(done.result());

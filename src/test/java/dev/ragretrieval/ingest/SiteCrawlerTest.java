@@ -108,6 +108,24 @@ class SiteCrawlerTest {
         case "/book/appendix.html" -> html(req, book("Appendix", "<p>Reached through the print page.</p>"
             + "<a href='hidden.html'>Hidden</a>").replace("<head>", "<head><meta name='robots' content='nofollow'>"));
         case "/outside.html" -> html(req, book("Outside", "<p>Not in the book.</p>"));
+        // a versioned, multilingual site: the latest version's page, the unreleased one's (its banner links to
+        // the latest), a translation (x-default names the English page), and a translation of a page not listed
+        case "/versions.xml" -> req.response().putHeader("content-type", "application/xml").end("""
+            <?xml version="1.0" encoding="UTF-8"?>
+            <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+              <url><loc>%1$s/docs/intro</loc></url>
+              <url><loc>%1$s/docs/next/intro</loc></url>
+              <url><loc>%1$s/fr/docs/intro</loc></url>
+              <url><loc>%1$s/fr/docs/only-french</loc></url>
+            </urlset>""".formatted(base));
+        case "/docs/intro" -> html(req, page("Intro", "Basics", "<p>Latest.</p>").replace("<head>",
+            "<head><link rel='alternate' href='/docs/intro' hreflang='x-default'>"));
+        case "/docs/next/intro" -> html(req, page("Intro", "Basics", "<div class='theme-doc-version-banner alert'>"
+            + "This is unreleased documentation. See the <a href='/docs/intro'>latest version</a>.</div><p>Next.</p>"));
+        case "/fr/docs/intro" -> html(req, page("Intro", "Bases", "<p>Dernier.</p>").replace("<head>",
+            "<head><link rel='alternate' href='/docs/intro' hreflang='x-default'>"));
+        case "/fr/docs/only-french" -> html(req, page("Seulement", "Bases", "<p>En français.</p>").replace("<head>",
+            "<head><link rel='alternate' href='/docs/only-french' hreflang='x-default'>"));
         case "/robots.txt" -> req.response().setStatusCode(robotsStatus).putHeader("content-type", "text/plain").end(robots);
         default -> req.response().setStatusCode(404).end("not found");
       }
@@ -144,6 +162,22 @@ class SiteCrawlerTest {
           assertThat(taken).extracting(Page::pageTitle).containsExactlyInAnyOrder("Nodes and Topics", "Sim to Real");
           assertThat(stream.failed()).singleElement().satisfies(f -> assertThat(f.url()).endsWith("/docs/missing"));
           assertThat(stream.alsoPresent()).isEmpty(); // a 404 is gone, not failed for now
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("a versioned, multilingual site's sitemap: a page that names another page of the run as its original"
+      + " (an older or unreleased version's banner, a translation's hreflang x-default) is left out, and named; a"
+      + " translation whose original is not in the run is read")
+  void versionsAndTranslations(VertxTestContext test) {
+    List<Page> taken = new java.util.ArrayList<>();
+    crawler.stream(base + "/versions.xml").compose(stream -> drain(stream, taken).map(stream))
+        .onComplete(test.succeeding(stream -> test.verify(() -> {
+          assertThat(taken).extracting(Page::sourceUrl)
+              .containsExactlyInAnyOrder(base + "/docs/intro", base + "/fr/docs/only-french");
+          assertThat(stream.duplicates()).containsExactlyInAnyOrder(base + "/docs/next/intro", base + "/fr/docs/intro");
+          assertThat(stream.failed()).isEmpty();
           test.completeNow();
         })));
   }
