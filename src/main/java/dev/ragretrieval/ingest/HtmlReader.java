@@ -83,6 +83,7 @@ public final class HtmlReader {
   /** What names the page this one repeats in another language or version ({@link #originalOf}). */
   private static final Evaluator ORIGINALS = QueryParser.parse(
       "link[rel=alternate][hreflang=x-default][href], .theme-doc-version-banner a[href]");
+  private static final Evaluator LANGUAGES = QueryParser.parse("link[rel=alternate][hreflang][href]:not([hreflang=x-default])");
   /** Starlight's site title links to the site's root. */
   private static final Evaluator SITE_TITLE = QueryParser.parse("a.site-title[href]");
   /** Material for MkDocs keeps its settings, the site's root among them ("base"), in this script. */
@@ -191,27 +192,31 @@ public final class HtmlReader {
   /**
    * The page this one is another version or translation of, as the page says: its {@code <link
    * rel="alternate" hreflang="x-default">} (the default language's page, which multilingual
-   * Docusaurus, Hugo and MkDocs sites name), or the link of Docusaurus' version banner to the same
-   * page in the latest version (on an older or unreleased version's page). Null when it names none
-   * other than itself. Parses the page: call it on a worker.
+   * Docusaurus, Hugo and MkDocs sites name) when the page is among its own language alternates (a
+   * site that points x-default at its home page from every page names no translation), or the link
+   * of Docusaurus' version banner to the same page in the latest version (on an older or unreleased
+   * version's page). Null when it names none other than itself. Parses the page: call it on a worker.
    */
   public static String originalOf(String url, String html) {
     Document doc = Jsoup.parse(html, url);
-    String self = canonical(url).replaceFirst("/$", "");
+    String self = pageKey(url);
+    boolean translated = doc.select(LANGUAGES).stream().anyMatch(link -> self.equals(pageKey(link.absUrl("href"))));
     for (Element link : doc.select(ORIGINALS)) {
-      String target = link.absUrl("href");
-      if (!target.isEmpty()) {
-        try {
-          String original = canonical(target);
-          if (!original.replaceFirst("/$", "").equals(self)) {
-            return original;
-          }
-        } catch (IllegalArgumentException e) {
-          // an address that is no URL names no page
-        }
+      String original = pageKey(link.absUrl("href"));
+      if (original != null && !original.equals(self) && (translated || !link.normalName().equals("link"))) {
+        return original;
       }
     }
     return null;
+  }
+
+  /** {@code url} as {@link #canonical} writes it, without a trailing slash; null for what is no URL. */
+  static String pageKey(String url) {
+    try {
+      return url.isEmpty() ? null : canonical(url).replaceFirst("/$", "");
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
   }
 
   /**
@@ -428,8 +433,9 @@ public final class HtmlReader {
         }
       }
     }
-    if (base == null && doc.selectFirst(SITE_TITLE) != null) {
-      base = doc.selectFirst(SITE_TITLE).attr("href");
+    Element siteTitle = doc.selectFirst(SITE_TITLE);
+    if (base == null && siteTitle != null) {
+      base = siteTitle.attr("href");
     }
     if (base == null) {
       return null;

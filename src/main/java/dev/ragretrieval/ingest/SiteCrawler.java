@@ -349,7 +349,8 @@ public final class SiteCrawler implements AutoCloseable {
       this.fetched = fetched;
       this.capped = capped;
       this.disallowed = disallowed;
-      this.inRun = urls.stream().map(u -> u.replaceFirst("/$", "")).collect(java.util.stream.Collectors.toSet());
+      this.inRun = urls.stream().map(HtmlReader::pageKey).filter(java.util.Objects::nonNull)
+          .collect(java.util.stream.Collectors.toSet());
       failures.addAll(failed);
     }
 
@@ -433,7 +434,7 @@ public final class SiteCrawler implements AutoCloseable {
       (crawled != null ? Future.succeededFuture(crawled) : fetchPage(url))
           .compose(html -> vertx.executeBlocking(() -> {
             String original = HtmlReader.originalOf(url, html);
-            return original != null && inRun.contains(original.replaceFirst("/$", "")) ? null : SourcePage.html(url, html);
+            return original != null && inRun.contains(original) ? null : SourcePage.html(url, html);
           }, false))
           .onComplete(done -> {
             boolean pause = false;

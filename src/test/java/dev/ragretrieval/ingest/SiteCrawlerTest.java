@@ -117,15 +117,22 @@ class SiteCrawlerTest {
               <url><loc>%1$s/docs/next/intro</loc></url>
               <url><loc>%1$s/fr/docs/intro</loc></url>
               <url><loc>%1$s/fr/docs/only-french</loc></url>
+              <url><loc>%1$s/docs/other</loc></url>
             </urlset>""".formatted(base));
-        case "/docs/intro" -> html(req, page("Intro", "Basics", "<p>Latest.</p>").replace("<head>",
+        // a site that names one x-default for every page, without language alternates: no translation
+        case "/docs/other" -> html(req, page("Other", "Basics", "<p>Other.</p>").replace("<head>",
             "<head><link rel='alternate' href='/docs/intro' hreflang='x-default'>"));
+        case "/docs/intro" -> html(req, page("Intro", "Basics", "<p>Latest.</p>").replace("<head>",
+            "<head><link rel='alternate' href='/docs/intro' hreflang='en'><link rel='alternate' href='/fr/docs/intro'"
+            + " hreflang='fr'><link rel='alternate' href='/docs/intro' hreflang='x-default'>"));
         case "/docs/next/intro" -> html(req, page("Intro", "Basics", "<div class='theme-doc-version-banner alert'>"
             + "This is unreleased documentation. See the <a href='/docs/intro'>latest version</a>.</div><p>Next.</p>"));
         case "/fr/docs/intro" -> html(req, page("Intro", "Bases", "<p>Dernier.</p>").replace("<head>",
-            "<head><link rel='alternate' href='/docs/intro' hreflang='x-default'>"));
+            "<head><link rel='alternate' href='/docs/intro' hreflang='en'><link rel='alternate' href='/fr/docs/intro'"
+            + " hreflang='fr'><link rel='alternate' href='/docs/intro' hreflang='x-default'>"));
         case "/fr/docs/only-french" -> html(req, page("Seulement", "Bases", "<p>En français.</p>").replace("<head>",
-            "<head><link rel='alternate' href='/docs/only-french' hreflang='x-default'>"));
+            "<head><link rel='alternate' href='/fr/docs/only-french' hreflang='fr'>"
+            + "<link rel='alternate' href='/docs/only-french' hreflang='x-default'>"));
         case "/robots.txt" -> req.response().setStatusCode(robotsStatus).putHeader("content-type", "text/plain").end(robots);
         default -> req.response().setStatusCode(404).end("not found");
       }
@@ -169,13 +176,13 @@ class SiteCrawlerTest {
   @Test
   @DisplayName("a versioned, multilingual site's sitemap: a page that names another page of the run as its original"
       + " (an older or unreleased version's banner, a translation's hreflang x-default) is left out, and named; a"
-      + " translation whose original is not in the run is read")
+      + " translation whose original is not in the run, or a page that is not among its own language alternates, is read")
   void versionsAndTranslations(VertxTestContext test) {
     List<Page> taken = new java.util.ArrayList<>();
     crawler.stream(base + "/versions.xml").compose(stream -> drain(stream, taken).map(stream))
         .onComplete(test.succeeding(stream -> test.verify(() -> {
           assertThat(taken).extracting(Page::sourceUrl)
-              .containsExactlyInAnyOrder(base + "/docs/intro", base + "/fr/docs/only-french");
+              .containsExactlyInAnyOrder(base + "/docs/intro", base + "/fr/docs/only-french", base + "/docs/other");
           assertThat(stream.duplicates()).containsExactlyInAnyOrder(base + "/docs/next/intro", base + "/fr/docs/intro");
           assertThat(stream.failed()).isEmpty();
           test.completeNow();
