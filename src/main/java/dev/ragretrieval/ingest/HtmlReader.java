@@ -118,7 +118,7 @@ public final class HtmlReader {
   /** Between a page's title and the site's name in {@code <title>}: em dash (Sphinx), en dash, bar. */
   private static final List<String> TITLE_SEPARATORS = List.of(" \u2014 ", " \u2013 ", " | ");
   /** A section whose text is at least this share link text is navigation (a list of pages). */
-  private static final double LINK_SHARE = 0.7;
+  static final double LINK_SHARE = 0.7;
 
   private HtmlReader() {}
 

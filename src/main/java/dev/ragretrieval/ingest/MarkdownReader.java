@@ -88,6 +88,7 @@ public final class MarkdownReader {
     Node document = PARSER.parse(stripMdx(markdown));
     unquoteInlineCode(document);
     unwrapBlockQuotes(document);
+    Map<Node, Integer> linkChars = linkChars(document);
     unwrapLinks(document);
 
     YamlFrontMatterVisitor frontMatter = new YamlFrontMatterVisitor();
@@ -108,6 +109,7 @@ public final class MarkdownReader {
     String h2 = null;
     String parent = null; // the h2 above an h3 section
     StringBuilder text = new StringBuilder();
+    int links = 0; // the section's characters of link text
     for (Node node = document.getFirstChild(); node != null; node = node.getNext()) {
       if (node instanceof YamlFrontMatterBlock) {
         continue;
@@ -119,7 +121,8 @@ public final class MarkdownReader {
           title = title == null ? headingText : title;
           continue;
         }
-        addSection(sections, heading, parent, text);
+        addSection(sections, heading, parent, text, links);
+        links = 0;
         if (h.getLevel() == 2) {
           h2 = headingText;
           parent = null;
@@ -131,8 +134,9 @@ public final class MarkdownReader {
         continue;
       }
       append(text, blockText(node));
+      links += linkChars.getOrDefault(node, 0);
     }
-    addSection(sections, heading, parent, text);
+    addSection(sections, heading, parent, text, links);
     return new Page(sourceUrl, documentId, title, chapterOf(documentId, layout.pagesRoot()), chapterLabel, "markdown",
         sections);
   }
@@ -397,10 +401,39 @@ public final class MarkdownReader {
     text.append(block);
   }
 
-  private static void addSection(List<Page.Section> sections, String heading, String parent, StringBuilder text) {
-    if (!text.toString().isBlank()) {
-      sections.add(new Page.Section(heading, parent, text.toString().strip()));
+  /**
+   * Adds the section unless it is blank or navigation: (almost) only links, such as a list of the
+   * book's pages, by the HTML reader's rule ({@code links}: its link text, spaces not counted).
+   */
+  private static void addSection(List<Page.Section> sections, String heading, String parent, StringBuilder text,
+      int links) {
+    String body = text.toString().strip();
+    long letters = body.chars().filter(c -> !Character.isWhitespace(c)).count();
+    if (!body.isEmpty() && !(letters > 0 && links >= HtmlReader.LINK_SHARE * letters)) {
+      sections.add(new Page.Section(heading, parent, body));
     }
+  }
+
+  /** Each top-level block's characters of link text (spaces not counted), read before the links are unwrapped. */
+  private static Map<Node, Integer> linkChars(Node document) {
+    Map<Node, Integer> chars = new java.util.IdentityHashMap<>();
+    for (Node block = document.getFirstChild(); block != null; block = block.getNext()) {
+      Node top = block;
+      block.accept(new AbstractVisitor() {
+        @Override
+        public void visit(Text words) {
+          // only the words a link shows count (the renderer would add its address)
+          for (Node up = words.getParent(); up != null && up != top.getParent(); up = up.getParent()) {
+            if (up instanceof Link) {
+              int count = (int) words.getLiteral().chars().filter(c -> !Character.isWhitespace(c)).count();
+              chars.merge(top, count, Integer::sum);
+              return;
+            }
+          }
+        }
+      });
+    }
+    return chars;
   }
 
   private static String first(Map<String, List<String>> data, String key) {

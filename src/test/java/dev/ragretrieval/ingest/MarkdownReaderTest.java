@@ -1,6 +1,7 @@
 package dev.ragretrieval.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
@@ -203,6 +204,31 @@ class MarkdownReaderTest {
         """;
     assertThat(MarkdownReader.read("docs/m/nav.md", md, null, null).sections().get(0).text())
         .isEqualTo("See the Nav2 chapter and SLAM before\nA costmap around the robot this one, or https://nav2.org.");
+  }
+
+  @Test
+  @DisplayName("a section that is (almost) only links is navigation and is left out, as the HTML reader does; prose"
+      + " with a link stays")
+  void linkListsAreNavigation() {
+    String md = """
+        # Book
+
+        Welcome to the book.
+
+        ## Contents
+
+        - [Module 1: ROS 2](module-1/index.md)
+        - [Module 2: Simulation](module-2/index.md)
+
+        ## Further reading
+
+        See [the ROS 2 docs](https://docs.ros.org) for the full API, and read the design notes on discovery first.
+        """;
+    assertThat(MarkdownReader.read("docs/intro.md", md, null, null).sections())
+        .extracting(Page.Section::heading, Page.Section::text).containsExactly(
+            tuple(null, "Welcome to the book."),
+            tuple("Further reading",
+                "See the ROS 2 docs for the full API, and read the design notes on discovery first."));
   }
 
   @Test
