@@ -21,6 +21,7 @@ import org.commonmark.node.IndentedCodeBlock;
 import org.commonmark.node.Link;
 import org.commonmark.node.Node;
 import org.commonmark.node.Text;
+import org.commonmark.node.ThematicBreak;
 import org.commonmark.parser.Parser;
 import org.commonmark.renderer.text.TextContentRenderer;
 import org.jsoup.Jsoup;
@@ -111,8 +112,8 @@ public final class MarkdownReader {
     StringBuilder text = new StringBuilder();
     int links = 0; // the section's characters of link text
     for (Node node = document.getFirstChild(); node != null; node = node.getNext()) {
-      if (node instanceof YamlFrontMatterBlock) {
-        continue;
+      if (node instanceof YamlFrontMatterBlock || node instanceof ThematicBreak) {
+        continue; // a horizontal rule is no words (the text renderer would write "***")
       }
       if (node instanceof Heading h && h.getLevel() <= 3) {
         // "## Kinematics {#kinematics}": the explicit anchor id is markup, not the heading's words

@@ -208,12 +208,14 @@ class MarkdownReaderTest {
 
   @Test
   @DisplayName("a section that is (almost) only links is navigation and is left out, as the HTML reader does; prose"
-      + " with a link stays")
+      + " with a link stays; a horizontal rule is no text")
   void linkListsAreNavigation() {
     String md = """
         # Book
 
         Welcome to the book.
+
+        ***
 
         ## Contents
 
