@@ -20,6 +20,7 @@ import org.commonmark.node.Image;
 import org.commonmark.node.IndentedCodeBlock;
 import org.commonmark.node.Link;
 import org.commonmark.node.Node;
+import org.commonmark.node.SoftLineBreak;
 import org.commonmark.node.Text;
 import org.commonmark.node.ThematicBreak;
 import org.commonmark.parser.Parser;
@@ -91,6 +92,7 @@ public final class MarkdownReader {
     unwrapBlockQuotes(document);
     Map<Node, Integer> linkChars = linkChars(document);
     unwrapLinks(document);
+    joinWrappedLines(document);
 
     YamlFrontMatterVisitor frontMatter = new YamlFrontMatterVisitor();
     document.accept(frontMatter);
@@ -376,6 +378,25 @@ public final class MarkdownReader {
         child = next;
       }
       link.unlink();
+    }
+  }
+
+  /**
+   * A line break inside a paragraph of the source (text wrapped at 80 columns) is a space, as a
+   * browser shows it and as the HTML reader reads the built page; a hard break ("  " or "\\" at the
+   * line's end) stays a new line.
+   */
+  private static void joinWrappedLines(Node document) {
+    List<SoftLineBreak> breaks = new ArrayList<>();
+    document.accept(new AbstractVisitor() {
+      @Override
+      public void visit(SoftLineBreak lineBreak) {
+        breaks.add(lineBreak);
+      }
+    });
+    for (SoftLineBreak lineBreak : breaks) {
+      lineBreak.insertBefore(new Text(" "));
+      lineBreak.unlink();
     }
   }
 

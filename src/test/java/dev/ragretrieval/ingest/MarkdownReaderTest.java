@@ -203,7 +203,17 @@ class MarkdownReaderTest {
         [slam]: ./03-slam.md
         """;
     assertThat(MarkdownReader.read("docs/m/nav.md", md, null, null).sections().get(0).text())
-        .isEqualTo("See the Nav2 chapter and SLAM before\nA costmap around the robot this one, or https://nav2.org.");
+        .isEqualTo("See the Nav2 chapter and SLAM before A costmap around the robot this one, or https://nav2.org.");
+  }
+
+  @Test
+  @DisplayName("a paragraph wrapped in the source reads as one line, as the built page shows it; a hard break"
+      + " (two spaces or a backslash at the line's end) and a list stay on their lines")
+  void wrappedLines() {
+    String md = "## Topics\n\nA topic is a named bus\nover which nodes exchange\nmessages.\n\n"
+        + "First line  \nSecond line\\\nThird line\n\n- one\n- two\n";
+    assertThat(MarkdownReader.read("docs/m/topics.md", md, null, null).sections().get(0).text()).isEqualTo(
+        "A topic is a named bus over which nodes exchange messages.\n\nFirst line\nSecond line\nThird line\n\n- one\n- two");
   }
 
   @Test
