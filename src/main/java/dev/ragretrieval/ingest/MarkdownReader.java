@@ -165,7 +165,9 @@ public final class MarkdownReader {
     boolean inCode = false;
     int openBrackets = 0; // of an import or export statement that goes on over the next lines
     Deque<Integer> boxes = new ArrayDeque<>(); // the body indents of the MkDocs boxes around this line, innermost first
-    for (String raw : markdown.split("\\R", -1)) {
+    String[] lines = markdown.split("\\R", -1);
+    for (int at = 0; at < lines.length; at++) {
+      String raw = lines[at];
       String line = raw;
       int dedent = 0;
       if (!boxes.isEmpty() && !raw.isBlank()) {
@@ -196,7 +198,7 @@ public final class MarkdownReader {
       Matcher box = inCode ? null : MKDOCS_BOX.matcher(line);
       if (inCode) {
         out.append(line).append('\n');
-      } else if (box.matches()) {
+      } else if (box.matches() && bodyFollows(lines, at, dedent + indent(line, 0) + 4)) {
         boxes.push(dedent + indent(line, 0) + 4);
         if (box.group(1) != null && !box.group(1).isBlank()) {
           prose.append(box.group(1).strip()).append("\n\n"); // the box's title, a paragraph as the site shows it
@@ -296,6 +298,16 @@ public final class MarkdownReader {
     return title == null || title.isBlank() ? null : title.strip();
   }
 
+  /** Whether the next line with text after {@code at} is indented by {@code columns} or more: a box's body. */
+  private static boolean bodyFollows(String[] lines, int at, int columns) {
+    for (int next = at + 1; next < lines.length; next++) {
+      if (!lines[next].isBlank()) {
+        return indent(lines[next].replaceFirst("^\\t", "    "), 0) >= columns;
+      }
+    }
+    return false;
+  }
+
   /** Opening minus closing brackets: above 0 while a statement such as {@code import {} goes on. */
   private static int brackets(String line) {
     int open = 0;
@@ -339,15 +351,7 @@ public final class MarkdownReader {
         visitChildren(quote);
       }
     });
-    for (BlockQuote quote : quotes) {
-      Node child = quote.getFirstChild();
-      while (child != null) {
-        Node next = child.getNext();
-        quote.insertBefore(child);
-        child = next;
-      }
-      quote.unlink();
-    }
+    quotes.forEach(MarkdownReader::unwrap);
   }
 
   /**
@@ -370,15 +374,18 @@ public final class MarkdownReader {
         visitChildren(image);
       }
     });
-    for (Node link : links) {
-      Node child = link.getFirstChild();
-      while (child != null) {
-        Node next = child.getNext();
-        link.insertBefore(child);
-        child = next;
-      }
-      link.unlink();
+    links.forEach(MarkdownReader::unwrap);
+  }
+
+  /** Puts {@code node}'s children where it stood, without it. */
+  private static void unwrap(Node node) {
+    Node child = node.getFirstChild();
+    while (child != null) {
+      Node next = child.getNext();
+      node.insertBefore(child);
+      child = next;
     }
+    node.unlink();
   }
 
   /**

@@ -172,6 +172,9 @@ class MarkdownReaderTest {
         After the boxes.
 
             indented code at the top level
+
+        !!! what a surprise
+        That line was prose: no body is indented below it.
         """;
     Page.Section section = MarkdownReader.read("docs/m/sensors.md", md, null, null).sections().get(0);
     assertThat(section.text()).isEqualTo("""
@@ -187,7 +190,9 @@ class MarkdownReaderTest {
 
         After the boxes.
 
-        indented code at the top level""");
+        indented code at the top level
+
+        !!! what a surprise That line was prose: no body is indented below it.""");
   }
 
   @Test
