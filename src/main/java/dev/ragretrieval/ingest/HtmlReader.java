@@ -32,7 +32,8 @@ import org.jsoup.select.QueryParser;
  * documentation"); a heading that only repeats the site's name is a site header, never the
  * title. h2/h3 start sections, except inside a note/tip/warning box, which stays in the section it
  * sits in. A section made (almost) only of links is navigation and is dropped. The chapter is the
- * URL path segment after /docs/ (Docusaurus, whose breadcrumbs label it), or the first folder below
+ * URL path segment after /docs/ (Docusaurus, whose breadcrumbs label it; the first folder below its
+ * base URL when its docs are served at the root), or the first folder below
  * the root that a Sphinx, MkDocs, mdBook, VitePress or Starlight site names on each of its pages.
  */
 public final class HtmlReader {
@@ -84,6 +85,8 @@ public final class HtmlReader {
   private static final Evaluator ORIGINALS = QueryParser.parse(
       "link[rel=alternate][hreflang=x-default][href], .theme-doc-version-banner a[href]");
   private static final Evaluator LANGUAGES = QueryParser.parse("link[rel=alternate][hreflang][href]:not([hreflang=x-default])");
+  /** Docusaurus' main script, at {@code <baseUrl>assets/js/main.<hash>.js}. */
+  private static final Evaluator DOCUSAURUS_MAIN = QueryParser.parse("script[src*=assets/js/main.]");
   /** Starlight's site title links to the site's root. */
   private static final Evaluator SITE_TITLE = QueryParser.parse("a.site-title[href]");
   /** Material for MkDocs keeps its settings, the site's root among them ("base"), in this script. */
@@ -128,6 +131,9 @@ public final class HtmlReader {
     String path = URI.create(sourceUrl).getPath();
     String chapter = chapterOf(path);
     String chapterLabel = breadcrumbChapter(doc, categoryPage(path));
+    if (chapter == null && chapterLabel != null) {
+      chapter = docusaurusChapter(doc, path);
+    }
     if (chapterLabel == null) {
       chapterLabel = docbookChapter(doc);
     }
@@ -292,6 +298,29 @@ public final class HtmlReader {
     List<String> parts = segments(path);
     int docs = parts.indexOf("docs");
     return docs >= 0 && parts.size() > docs + 2 && !categoryPage(path) ? parts.get(docs + 1) : null;
+  }
+
+  /**
+   * A Docusaurus page in a category whose address has no /docs/ (docs served at the site's root,
+   * {@code routeBasePath: '/'}): the first folder below the site's base URL, which the address of
+   * its main script gives ({@code /book/assets/js/main.<hash>.js}); none for a generated category page.
+   */
+  private static String docusaurusChapter(Document doc, String path) {
+    Element main = doc.selectFirst(DOCUSAURUS_MAIN);
+    String script = main == null ? "" : main.absUrl("src");
+    int at = script.indexOf("assets/js/main.");
+    if (at < 0) {
+      return null;
+    }
+    String base = URI.create(script.substring(0, at)).getPath();
+    if (base == null || !path.startsWith(base)) {
+      return null;
+    }
+    List<String> parts = segments(path.substring(base.length()));
+    if (!parts.isEmpty() && parts.get(0).equals("docs")) {
+      parts.remove(0); // the docs route, where chapterOf found no folder below it
+    }
+    return parts.size() >= 2 && !parts.get(0).equals("category") ? parts.get(0) : null;
   }
 
   /** A Docusaurus generated index: /docs/category/<slug>, the page that lists one category's pages. */

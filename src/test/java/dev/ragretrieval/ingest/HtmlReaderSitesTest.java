@@ -255,6 +255,21 @@ class HtmlReaderSitesTest {
   }
 
   @Test
+  @DisplayName("Docusaurus with its docs at the site's root (routeBasePath '/'): the chapter is the first folder below"
+      + " the base URL its main script names, not only the one after /docs/")
+  void docusaurusDocsAtTheRoot() {
+    Page atRoot = HtmlReader.read("https://book.example.org/module-2-simulation/isaac-sim",
+        html("docusaurus/isaac-sim.html"));
+    assertThat(atRoot.chapter()).isEqualTo("module-2-simulation");
+    assertThat(atRoot.chapterLabel()).startsWith("Module 2");
+    // the page's script is at /assets/js/main.<hash>.js: below "/" the first folder is "book"
+    assertThat(HtmlReader.read("https://book.example.org/book/module-2-simulation/isaac-sim",
+        html("docusaurus/isaac-sim.html")).chapter()).isEqualTo("book");
+    assertThat(HtmlReader.read("https://book.example.org/isaac-sim", html("docusaurus/isaac-sim.html")).chapter())
+        .isNull();
+  }
+
+  @Test
   @DisplayName("a plain hyphen in the <title> is not cut without a heading that confirms it")
   void hyphenatedTitleKept() {
     String html = "<html><head><title>Client - server protocol</title></head><body><main>"
