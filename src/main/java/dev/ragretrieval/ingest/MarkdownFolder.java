@@ -33,15 +33,19 @@ public final class MarkdownFolder {
 
   /**
    * Where a site generator's repository keeps the pages it publishes ({@code folders}; null: all of
-   * it), the folder whose first subfolders are the chapters ({@code pagesRoot}), and a file that is
-   * the site's table of contents, not a page ({@code contents}, or null).
+   * it), the folder whose first subfolders are the chapters ({@code pagesRoot}), a file that is the
+   * site's table of contents, not a page ({@code contents}, or null), and what ends a page's address
+   * after its name ({@code pageSuffix}: "/", ".html" or nothing, as the generator's settings say;
+   * null where {@link DocusaurusPath}'s rules apply).
    */
-  public record Layout(String generator, List<String> folders, String pagesRoot, String contents) {
+  public record Layout(String generator, List<String> folders, String pagesRoot, String contents, String pageSuffix) {
     /** A folder of pages, or a Docusaurus docs/ folder inside it. */
-    static final Layout PLAIN = new Layout(null, null, "docs/", null);
+    static final Layout PLAIN = new Layout(null, null, "docs/", null, null);
   }
 
   private static final Pattern MKDOCS_DOCS_DIR = Pattern.compile("(?m)^docs_dir:[ \\t]*['\"]?([^'\"#\\s]+)");
+  private static final Pattern MKDOCS_FILE_URLS = Pattern.compile("(?m)^use_directory_urls:[ \\t]*(false|no|off)\\b");
+  private static final Pattern VITEPRESS_CLEAN_URLS = Pattern.compile("\\bcleanUrls['\"]?\\s*:\\s*true\\b");
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
   /**
@@ -147,32 +151,50 @@ public final class MarkdownFolder {
    */
   static Layout layout(Path root) {
     if (anyConfig(root, "docusaurus.config.")) {
-      return new Layout("Docusaurus", List.of("docs/", "blog/", "src/pages/"), "docs/", null);
+      return new Layout("Docusaurus", List.of("docs/", "blog/", "src/pages/"), "docs/", null, null);
     }
     for (String name : new String[] {"mkdocs.yml", "mkdocs.yaml"}) {
       if (Files.isRegularFile(root.resolve(name))) {
         String docs = setting(root.resolve(name), MKDOCS_DOCS_DIR, "docs");
-        return new Layout("MkDocs", List.of(docs), docs, null);
+        String suffix = says(root.resolve(name), MKDOCS_FILE_URLS) ? ".html" : "/";
+        return new Layout("MkDocs", List.of(docs), docs, null, suffix);
       }
     }
     if (Files.isRegularFile(root.resolve("book.toml"))) {
       String src = setting(root.resolve("book.toml"), MDBOOK_SRC, "src");
-      return new Layout("mdBook", List.of(src), src, src + "SUMMARY.md");
+      return new Layout("mdBook", List.of(src), src, src + "SUMMARY.md", ".html");
     }
     if (anyConfig(root, "astro.config.") && Files.isDirectory(root.resolve("src/content/docs"))) {
-      return new Layout("Starlight", List.of("src/content/docs/"), "src/content/docs/", null);
+      return new Layout("Starlight", List.of("src/content/docs/"), "src/content/docs/", null, "/");
     }
-    if (anyConfig(root.resolve(".vitepress"), "config.")) {
-      return new Layout("VitePress", null, "", null);
-    }
-    if (anyConfig(root.resolve("docs/.vitepress"), "config.")) {
-      return new Layout("VitePress", List.of("docs/"), "docs/", null);
+    for (String folder : new String[] {"", "docs/"}) {
+      Path config = config(root.resolve(folder + ".vitepress"), "config.");
+      if (config != null) {
+        // cleanUrls: true serves guide/setup.md at guide/setup, not guide/setup.html
+        String suffix = says(config, VITEPRESS_CLEAN_URLS) ? "" : ".html";
+        return new Layout("VitePress", folder.isEmpty() ? null : List.of(folder), folder, null, suffix);
+      }
     }
     return Layout.PLAIN;
   }
 
   private static boolean anyConfig(Path folder, String prefix) {
-    return Stream.of("js", "ts", "mjs", "cjs", "mts").anyMatch(ext -> Files.isRegularFile(folder.resolve(prefix + ext)));
+    return config(folder, prefix) != null;
+  }
+
+  /** The generator's settings file {@code <prefix><js|ts|mjs|cjs|mts>} in {@code folder}, or null. */
+  private static Path config(Path folder, String prefix) {
+    return Stream.of("js", "ts", "mjs", "cjs", "mts").map(ext -> folder.resolve(prefix + ext))
+        .filter(Files::isRegularFile).findFirst().orElse(null);
+  }
+
+  /** Whether a settings file turns on what {@code pattern} finds; false when it cannot be read. */
+  private static boolean says(Path file, Pattern pattern) {
+    try {
+      return pattern.matcher(Files.readString(file, StandardCharsets.UTF_8)).find();
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /** A folder named in a settings file, as "name/"; {@code otherwise} when it names none or cannot be read. */

@@ -5,11 +5,13 @@ import java.util.Locale;
 /**
  * Where MkDocs, mdBook, Starlight and VitePress publish a Markdown page of their repository, so that
  * {@code ingest --base-url} gives each chunk the address a reader can open (Docusaurus' rules are
- * {@link DocusaurusPath}'s). Each generator's defaults: MkDocs serves {@code guide/setup.md} at
- * {@code guide/setup/} ({@code use_directory_urls}); mdBook at {@code guide/setup.html}, a
- * README.md as index.html; Starlight at {@code guide/setup/}, its path slugged (lower case, spaces as
- * '-') unless the front matter's {@code slug} names it; VitePress at {@code guide/setup.html}. Each
- * serves an {@code index.md} as its folder, and none drops number prefixes.
+ * {@link DocusaurusPath}'s). MkDocs serves {@code guide/setup.md} at {@code guide/setup/}, or at
+ * {@code guide/setup.html} with {@code use_directory_urls: false}, an index.md or README.md as its
+ * folder (or its index.html); mdBook at {@code guide/setup.html}, a README.md as index.html;
+ * Starlight at {@code guide/setup/}, its path slugged (lower case, spaces as '-') unless the front
+ * matter's {@code slug} names it; VitePress at {@code guide/setup.html}, or {@code guide/setup} with
+ * {@code cleanUrls: true}. Starlight and VitePress serve an {@code index.md} as its folder. None
+ * drops number prefixes.
  */
 final class SitePath {
 
@@ -28,11 +30,13 @@ final class SitePath {
     String name = source.substring(slash + 1).replaceFirst("\\.mdx?$", "");
     boolean index = name.equals("index");
     return switch (layout.generator()) {
-      case "MkDocs" -> index || name.equalsIgnoreCase("README") ? dir : dir + name + "/";
-      case "mdBook" -> dir + (name.equals("README") ? "index" : name) + ".html";
+      case "MkDocs" -> index || name.equalsIgnoreCase("README")
+          ? dir + (layout.pageSuffix().equals("/") ? "" : "index" + layout.pageSuffix())
+          : dir + name + layout.pageSuffix();
+      case "mdBook" -> dir + (name.equals("README") ? "index" : name) + layout.pageSuffix();
       case "Starlight" -> slug != null ? slug.replaceAll("^/+|/+$", "") + (slug.isBlank() ? "" : "/")
           : slugged(index ? dir : dir + name + "/");
-      case "VitePress" -> index ? dir : dir + name + ".html";
+      case "VitePress" -> index ? dir : dir + name + layout.pageSuffix();
       default -> throw new IllegalArgumentException("no address rules for " + layout.generator());
     };
   }

@@ -115,6 +115,12 @@ class MarkdownFolderTest {
         tuple("https://book.example.org/guide/", "guide"),
         tuple("https://book.example.org/guide/setup/", "guide"),
         tuple("https://book.example.org/", null));
+
+    // use_directory_urls: false serves files (checked against a build with that setting)
+    Files.writeString(root.resolve("mkdocs.yml"), "docs_dir: pages\nuse_directory_urls: false\n");
+    assertThat(MarkdownFolder.site(root, "https://book.example.org/").pages()).extracting(Page::sourceUrl)
+        .containsExactly("https://book.example.org/01-intro.html", "https://book.example.org/guide/index.html",
+        "https://book.example.org/guide/setup.html", "https://book.example.org/index.html");
   }
 
   @Test
@@ -152,5 +158,10 @@ class MarkdownFolderTest {
     assertThat(folder.pages()).extracting(Page::sourceUrl, Page::chapter).containsExactly(
         tuple("https://book.example.org/guide/setup.html", "guide"),
         tuple("https://book.example.org/", null));
+
+    // cleanUrls: true drops the .html (checked against a build's sitemap with that setting)
+    Files.writeString(root.resolve("docs/.vitepress/config.mts"), "export default { cleanUrls: true }\n");
+    assertThat(MarkdownFolder.site(root, "https://book.example.org").pages()).extracting(Page::sourceUrl)
+        .containsExactly("https://book.example.org/guide/setup", "https://book.example.org/");
   }
 }
