@@ -4,7 +4,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.commonmark.ext.front.matter.YamlFrontMatterBlock;
@@ -43,12 +45,16 @@ public final class MarkdownReader {
   private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~).*");
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
   /** An admonition fence, with the box's title when it has one: {@code :::tip[Title]}, {@code :::tip Title}. */
-  private static final Pattern ADMONITION = Pattern.compile("^\\s*:::+\\s*[\\w-]*\\s*(?:\\[(.*)]|(.*?))\\s*$");
+  private static final Pattern ADMONITION = Pattern.compile("^\\s*:::+\\s*([\\w-]*)\\s*(?:\\[(.*)]|(.*?))\\s*$");
+  /** The boxes whose type a site shows as their title when they have none of their own ("Tip"). */
+  private static final Set<String> BOX_TYPES = Set.of("note", "tip", "info", "warning", "danger", "caution",
+      "important", "abstract", "summary", "example", "question", "success", "failure", "bug", "quote", "hint",
+      "attention", "error", "seealso", "todo");
   /**
    * A Python-Markdown box (MkDocs): {@code !!! note "Title"}, or {@code ??? note} / {@code ???+ note}
    * for one that folds, with more classes allowed before the title; its body is indented by four.
    */
-  private static final Pattern MKDOCS_BOX = Pattern.compile("^\\s*(?:!!!|\\?\\?\\?\\+?)[ \\t]*[\\w-]+(?:[ \\t]+[\\w-]+)*"
+  private static final Pattern MKDOCS_BOX = Pattern.compile("^\\s*(?:!!!|\\?\\?\\?\\+?)[ \\t]*([\\w-]+)(?:[ \\t]+[\\w-]+)*"
       + "(?:[ \\t]+\"([^\"]*)\")?[ \\t]*$");
   /**
    * A JSX element's opening or closing tag: {@code <Tabs}, {@code </TabItem}. Not a fragment's
@@ -200,8 +206,10 @@ public final class MarkdownReader {
         out.append(line).append('\n');
       } else if (box.matches() && bodyFollows(lines, at, dedent + indent(line, 0) + 4)) {
         boxes.push(dedent + indent(line, 0) + 4);
-        if (box.group(1) != null && !box.group(1).isBlank()) {
-          prose.append(box.group(1).strip()).append("\n\n"); // the box's title, a paragraph as the site shows it
+        // the box's title, a paragraph as the site shows it; "" asks for none
+        String title = box.group(2) != null ? box.group(2).strip() : typeTitle(box.group(1));
+        if (title != null && !title.isEmpty()) {
+          prose.append(title).append("\n\n");
         }
       } else if (MODULE_LINE.matcher(line).matches()) {
         openBrackets = brackets(line);
@@ -293,9 +301,18 @@ public final class MarkdownReader {
     return -1;
   }
 
+  /** An admonition fence's title: its own, else (on an opening fence) its type as the site shows it ("Tip"). */
   private static String title(Matcher admonition) {
-    String title = admonition.group(1) != null ? admonition.group(1) : admonition.group(2);
-    return title == null || title.isBlank() ? null : title.strip();
+    String title = admonition.group(2) != null ? admonition.group(2) : admonition.group(3);
+    return title != null && !title.isBlank() ? title.strip() : typeTitle(admonition.group(1));
+  }
+
+  /** A box type as its title ("tip" is "Tip"); null for no type or one no site titles. */
+  private static String typeTitle(String type) {
+    if (type == null || !BOX_TYPES.contains(type.toLowerCase(Locale.ROOT))) {
+      return null;
+    }
+    return Character.toUpperCase(type.charAt(0)) + type.substring(1).toLowerCase(Locale.ROOT);
   }
 
   /** Whether the next line with text after {@code at} is indented by {@code columns} or more: a box's body. */

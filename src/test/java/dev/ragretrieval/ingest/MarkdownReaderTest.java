@@ -184,7 +184,11 @@ class MarkdownReaderTest {
 
         imu.calibrate()
 
+        Note
+
         Gyroscopes drift more than accelerometers.
+
+        Warning
 
         Keep magnets away.
 
@@ -193,6 +197,28 @@ class MarkdownReaderTest {
         indented code at the top level
 
         !!! what a surprise That line was prose: no body is indented below it.""");
+  }
+
+  @Test
+  @DisplayName("a box without a title of its own shows its type, as every site generator renders it (\":::tip\" is"
+      + " \"Tip\"); a custom type or !!! note \"\" shows none")
+  void untitledBoxes() {
+    String md = """
+        ## Boxes
+
+        :::tip
+        Source the workspace first.
+        :::
+
+        :::my-widget
+        Custom.
+        :::
+
+        !!! note ""
+            No title at all.
+        """;
+    assertThat(MarkdownReader.read("docs/m/boxes.md", md, null, null).sections().get(0).text())
+        .isEqualTo("Tip\n\nSource the workspace first.\n\nCustom.\n\nNo title at all.");
   }
 
   @Test
