@@ -151,7 +151,9 @@ public final class IngestCommand implements Callable<Integer> {
         List<Page> pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false),
             Services.STARTUP);
         if (pages.isEmpty()) {
-          throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source);
+          throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
+              + ": a folder is read for Markdown (.md, .mdx); for reStructuredText, AsciiDoc or HTML sources,"
+              + " ingest the built site (its sitemap.xml, or a page with --crawl)");
         }
         cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
         summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);

@@ -158,11 +158,20 @@ class MainTest {
   }
 
   @Test
-  @DisplayName("failures exit 1 with one line: a missing folder, a bad configuration value")
-  void failures() {
+  @DisplayName("failures exit 1 with one line: a missing folder, a folder without Markdown, a bad configuration value")
+  void failures() throws Exception {
     Run missing = run("ingest", work.resolve("nope").toString());
     assertThat(missing.code()).isEqualTo(1);
     assertThat(missing.err().strip()).startsWith("error: ").contains("nope", "is missing").doesNotContain("\n");
+
+    // a Sphinx repository's reStructuredText is no Markdown: the error says what to ingest instead
+    Path sphinx = work.resolve("sphinx-repo");
+    Files.createDirectories(sphinx);
+    Files.writeString(sphinx.resolve("index.rst"), "Welcome\n=======\n\nA page.\n");
+    Run rst = run("ingest", sphinx.toString());
+    assertThat(rst.code()).isEqualTo(1);
+    assertThat(rst.err().strip()).startsWith("error: no pages with text found at").contains("ingest the built site")
+        .doesNotContain("\n");
 
     Map<String, String> env = env();
     env.put("EMBEDDING_PROVIDER", "bogus");
