@@ -204,7 +204,14 @@ public final class HtmlReader {
    * version's page). Null when it names none other than itself. Parses the page: call it on a worker.
    */
   public static String originalOf(String url, String html) {
-    Document doc = Jsoup.parse(html, url);
+    // most pages name neither, and a re-ingest otherwise skips parsing unchanged pages: parse only a
+    // page that can, and only its head when the links there are all it can name
+    boolean banner = html.contains("theme-doc-version-banner");
+    int head = html.indexOf("</head>");
+    if (!banner && !html.contains("x-default")) {
+      return null;
+    }
+    Document doc = Jsoup.parse(banner || head < 0 ? html : html.substring(0, head), url);
     String self = pageKey(url);
     boolean translated = doc.select(LANGUAGES).stream().anyMatch(link -> self.equals(pageKey(link.absUrl("href"))));
     for (Element link : doc.select(ORIGINALS)) {

@@ -38,9 +38,26 @@ public final class MarkdownFolder {
    * after its name ({@code pageSuffix}: "/", ".html" or nothing, as the generator's settings say;
    * null where {@link DocusaurusPath}'s rules apply).
    */
-  public record Layout(String generator, List<String> folders, String pagesRoot, String contents, String pageSuffix) {
+  public record Layout(Generator generator, List<String> folders, String pagesRoot, String contents,
+      String pageSuffix) {
     /** A folder of pages, or a Docusaurus docs/ folder inside it. */
     static final Layout PLAIN = new Layout(null, null, "docs/", null, null);
+  }
+
+  /** The site generators whose repositories are recognised, by the name their users know. */
+  public enum Generator {
+    DOCUSAURUS("Docusaurus"), MKDOCS("MkDocs"), MDBOOK("mdBook"), STARLIGHT("Starlight"), VITEPRESS("VitePress");
+
+    private final String label;
+
+    Generator(String label) {
+      this.label = label;
+    }
+
+    @Override
+    public String toString() {
+      return label;
+    }
   }
 
   private static final Pattern MKDOCS_DOCS_DIR = Pattern.compile("(?m)^docs_dir:[ \\t]*['\"]?([^'\"#\\s]+)");
@@ -151,28 +168,28 @@ public final class MarkdownFolder {
    */
   static Layout layout(Path root) {
     if (anyConfig(root, "docusaurus.config.")) {
-      return new Layout("Docusaurus", List.of("docs/", "blog/", "src/pages/"), "docs/", null, null);
+      return new Layout(Generator.DOCUSAURUS, List.of("docs/", "blog/", "src/pages/"), "docs/", null, null);
     }
     for (String name : new String[] {"mkdocs.yml", "mkdocs.yaml"}) {
       if (Files.isRegularFile(root.resolve(name))) {
         String docs = setting(root.resolve(name), MKDOCS_DOCS_DIR, "docs");
         String suffix = says(root.resolve(name), MKDOCS_FILE_URLS) ? ".html" : "/";
-        return new Layout("MkDocs", List.of(docs), docs, null, suffix);
+        return new Layout(Generator.MKDOCS, List.of(docs), docs, null, suffix);
       }
     }
     if (Files.isRegularFile(root.resolve("book.toml"))) {
       String src = setting(root.resolve("book.toml"), MDBOOK_SRC, "src");
-      return new Layout("mdBook", List.of(src), src, src + "SUMMARY.md", ".html");
+      return new Layout(Generator.MDBOOK, List.of(src), src, src + "SUMMARY.md", ".html");
     }
     if (anyConfig(root, "astro.config.") && Files.isDirectory(root.resolve("src/content/docs"))) {
-      return new Layout("Starlight", List.of("src/content/docs/"), "src/content/docs/", null, "/");
+      return new Layout(Generator.STARLIGHT, List.of("src/content/docs/"), "src/content/docs/", null, "/");
     }
     for (String folder : new String[] {"", "docs/"}) {
       Path config = config(root.resolve(folder + ".vitepress"), "config.");
       if (config != null) {
         // cleanUrls: true serves guide/setup.md at guide/setup, not guide/setup.html
         String suffix = says(config, VITEPRESS_CLEAN_URLS) ? "" : ".html";
-        return new Layout("VitePress", folder.isEmpty() ? null : List.of(folder), folder, null, suffix);
+        return new Layout(Generator.VITEPRESS, folder.isEmpty() ? null : List.of(folder), folder, null, suffix);
       }
     }
     return Layout.PLAIN;

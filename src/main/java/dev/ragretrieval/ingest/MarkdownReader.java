@@ -106,7 +106,7 @@ public final class MarkdownReader {
     String title = first(data, "title");
     String sourceUrl = documentId;
     if (baseUrl != null && !baseUrl.isBlank()) {
-      String path = layout.generator() == null || layout.generator().equals("Docusaurus")
+      String path = layout.generator() == null || layout.generator() == MarkdownFolder.Generator.DOCUSAURUS
           ? DocusaurusPath.of(relativePath, first(data, "slug"), first(data, "id"),
               !"false".equalsIgnoreCase(first(data, "parse_number_prefixes")))
           : SitePath.of(layout, relativePath, first(data, "slug"));

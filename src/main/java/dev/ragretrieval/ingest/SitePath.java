@@ -30,14 +30,14 @@ final class SitePath {
     String name = source.substring(slash + 1).replaceFirst("\\.mdx?$", "");
     boolean index = name.equals("index");
     return switch (layout.generator()) {
-      case "MkDocs" -> index || name.equalsIgnoreCase("README")
+      case MKDOCS -> index || name.equalsIgnoreCase("README")
           ? dir + (layout.pageSuffix().equals("/") ? "" : "index" + layout.pageSuffix())
           : dir + name + layout.pageSuffix();
-      case "mdBook" -> dir + (name.equals("README") ? "index" : name) + layout.pageSuffix();
-      case "Starlight" -> slug != null ? slug.replaceAll("^/+|/+$", "") + (slug.isBlank() ? "" : "/")
+      case MDBOOK -> dir + (name.equals("README") ? "index" : name) + layout.pageSuffix();
+      case STARLIGHT -> slug != null ? slug.replaceAll("^/+|/+$", "") + (slug.isBlank() ? "" : "/")
           : slugged(index ? dir : dir + name + "/");
-      case "VitePress" -> index ? dir : dir + name + layout.pageSuffix();
-      default -> throw new IllegalArgumentException("no address rules for " + layout.generator());
+      case VITEPRESS -> index ? dir : dir + name + layout.pageSuffix();
+      case DOCUSAURUS -> throw new IllegalArgumentException("Docusaurus' addresses are DocusaurusPath's");
     };
   }
 

@@ -109,7 +109,7 @@ class MarkdownFolderTest {
     Files.writeString(root.resolve("mkdocs.yml"), "site_name: Book\ndocs_dir: 'pages'  # not docs\n"
         + "markdown_extensions:\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n");
     MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org/");
-    assertThat(folder.readAs().generator()).isEqualTo("MkDocs");
+    assertThat(folder.readAs().generator()).isEqualTo(MarkdownFolder.Generator.MKDOCS);
     assertThat(folder.pages()).extracting(Page::sourceUrl, Page::chapter).containsExactly(
         tuple("https://book.example.org/01-intro/", null),
         tuple("https://book.example.org/guide/", "guide"),
@@ -154,7 +154,7 @@ class MarkdownFolderTest {
     Files.delete(root.resolve("astro.config.mjs"));
     write("docs/.vitepress/config.mts", "docs/index.md", "docs/guide/setup.md", "CONTRIBUTING.md");
     MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org");
-    assertThat(folder.readAs().generator()).isEqualTo("VitePress");
+    assertThat(folder.readAs().generator()).isEqualTo(MarkdownFolder.Generator.VITEPRESS);
     assertThat(folder.pages()).extracting(Page::sourceUrl, Page::chapter).containsExactly(
         tuple("https://book.example.org/guide/setup.html", "guide"),
         tuple("https://book.example.org/", null));
