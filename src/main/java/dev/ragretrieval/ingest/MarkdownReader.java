@@ -11,10 +11,15 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.commonmark.ext.front.matter.YamlFrontMatterBlock;
 import org.commonmark.ext.front.matter.YamlFrontMatterExtension;
+import org.commonmark.ext.gfm.tables.TableBlock;
+import org.commonmark.ext.gfm.tables.TableCell;
+import org.commonmark.ext.gfm.tables.TableRow;
+import org.commonmark.ext.gfm.tables.TablesExtension;
 import org.commonmark.ext.front.matter.YamlFrontMatterVisitor;
 import org.commonmark.node.AbstractVisitor;
 import org.commonmark.node.BlockQuote;
 import org.commonmark.node.Code;
+import org.commonmark.node.CustomNode;
 import org.commonmark.node.FencedCodeBlock;
 import org.commonmark.node.Heading;
 import org.commonmark.node.HtmlBlock;
@@ -38,7 +43,8 @@ import org.jsoup.Jsoup;
  */
 public final class MarkdownReader {
 
-  private static final List<org.commonmark.Extension> EXTENSIONS = List.of(YamlFrontMatterExtension.create());
+  private static final List<org.commonmark.Extension> EXTENSIONS =
+      List.of(YamlFrontMatterExtension.create(), TablesExtension.create());
   private static final Parser PARSER = Parser.builder().extensions(EXTENSIONS).build();
   private static final TextContentRenderer TEXT = TextContentRenderer.builder().extensions(EXTENSIONS).build();
 
@@ -434,7 +440,47 @@ public final class MarkdownReader {
     if (node instanceof HtmlBlock html) {
       return Jsoup.parse(html.getLiteral()).text();
     }
+    if (node instanceof TableBlock table) {
+      return tableText(table);
+    }
     return TEXT.render(node).strip();
+  }
+
+  /**
+   * A GFM table as its built page reads ({@link HtmlReader}): a row a paragraph, its cells words
+   * apart. Not the source's pipes, nor the {@code |---|} line under the header.
+   */
+  private static String tableText(TableBlock table) {
+    List<String> rows = new ArrayList<>();
+    table.accept(new AbstractVisitor() {
+      @Override
+      public void visit(CustomNode node) {
+        if (node instanceof TableRow row) {
+          StringBuilder line = new StringBuilder();
+          for (Node cell = row.getFirstChild(); cell != null; cell = cell.getNext()) {
+            String words = cell instanceof TableCell ? cellText(cell) : "";
+            if (!words.isEmpty()) {
+              line.append(line.length() > 0 ? " " : "").append(words);
+            }
+          }
+          if (line.length() > 0) {
+            rows.add(line.toString());
+          }
+        } else {
+          visitChildren(node);
+        }
+      }
+    });
+    return String.join("\n\n", rows);
+  }
+
+  /** A cell's words: its inline content, without the separator the text renderer puts after a cell. */
+  private static String cellText(Node cell) {
+    StringBuilder words = new StringBuilder();
+    for (Node inline = cell.getFirstChild(); inline != null; inline = inline.getNext()) {
+      words.append(TEXT.render(inline));
+    }
+    return words.toString().strip();
   }
 
   private static void append(StringBuilder text, String block) {

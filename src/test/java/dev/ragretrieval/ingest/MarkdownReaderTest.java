@@ -238,6 +238,30 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("a table reads as its built page does: a row a paragraph, its cells words apart, without the"
+      + " source's pipes and the line under the header")
+  void tables() {
+    String md = """
+        ## Sensors
+
+        | Sensor | Range **(max)** | Output |
+        |:-------|------:|--------|
+        | Lidar  | 100 m | [point cloud](./clouds.md) |
+        | IMU    | `n/a` | |
+
+        Pick by range.
+        """;
+    String html = "<html><head><title>Sensors</title></head><body><main><article><h2>Sensors</h2><table>"
+        + "<thead><tr><th>Sensor</th><th>Range <strong>(max)</strong></th><th>Output</th></tr></thead><tbody>"
+        + "<tr><td>Lidar</td><td>100 m</td><td><a href=\"clouds\">point cloud</a></td></tr>"
+        + "<tr><td>IMU</td><td><code>n/a</code></td><td></td></tr></tbody></table><p>Pick by range.</p>"
+        + "</article></main></body></html>";
+    String markdownText = MarkdownReader.read("docs/m/sensors.md", md, null, null).sections().get(0).text();
+    assertThat(markdownText).isEqualTo("Sensor Range (max) Output\n\nLidar 100 m point cloud\n\nIMU n/a\n\nPick by range.");
+    assertThat(HtmlReader.read("http://127.0.0.1/docs/m/sensors", html).sections().get(0).text()).isEqualTo(markdownText);
+  }
+
+  @Test
   @DisplayName("a paragraph wrapped in the source reads as one line, as the built page shows it; a hard break"
       + " (two spaces or a backslash at the line's end) and a list stay on their lines")
   void wrappedLines() {
