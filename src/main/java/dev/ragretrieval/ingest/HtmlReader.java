@@ -15,6 +15,7 @@ import org.jsoup.nodes.Document;
 import org.jsoup.nodes.Element;
 import org.jsoup.nodes.Node;
 import org.jsoup.nodes.TextNode;
+import org.jsoup.select.Elements;
 import org.jsoup.select.Evaluator;
 import org.jsoup.select.NodeTraversor;
 import org.jsoup.select.NodeVisitor;
@@ -42,7 +43,7 @@ public final class HtmlReader {
    * Goes up whenever a change here reads the same HTML differently: a re-ingest then reads every page
    * again instead of trusting the chunks stored from the same bytes.
    */
-  static final int VERSION = 5;
+  static final int VERSION = 6;
 
   // Selectors are parsed once: parsing one costs more than matching it, and the walk below matches
   // ADMONITION against every element of every page. Evaluators are thread-safe (pages are read on workers).
@@ -64,11 +65,22 @@ public final class HtmlReader {
       + ".bd-sidebar-primary, .bd-sidebar-secondary, .bd-header-article, .bd-footer-article, "
       + ".md-header, .md-footer, .md-sidebar, .md-source-file, "
       // what a site hides when the page is printed is not the page (Tailwind's print:hidden, Bootstrap's)
-      + "[class~=(^|\\s)print:([\\w-]+-)?hidden(\\s|$)], .d-print-none, .hidden-print, "
-      // VitePress: a code block's language label, heading anchors
-      + "div[class*=language-] > span.lang, .header-anchor, "
+      // (prefixed too: Nextra's x:print:hidden)
+      + "[class~=(^|\\s)([\\w-]+:)*print:([\\w-]+-)?hidden(\\s|$)], .d-print-none, .hidden-print, "
+      // a heading's own anchor link with no words ("#", "¶", a zero-width space): Docusaurus, VitePress,
+      // Rspress and most others; VuePress 2 puts the heading's words inside its anchor, so that one stays
+      + "h1 a[href^=#]:not(:matches([\\p{L}\\p{N}])), h2 a[href^=#]:not(:matches([\\p{L}\\p{N}])), "
+      + "h3 a[href^=#]:not(:matches([\\p{L}\\p{N}])), h4 a[href^=#]:not(:matches([\\p{L}\\p{N}])), "
+      // a heading hidden in place, a tab's anchor target (Nextra's tabs)
+      + "h2[style*=visibility:hidden], h3[style*=visibility:hidden], "
+      // VitePress: a code block's language label; VuePress: a code tab's title in its panel
+      + "div[class*=language-] > span.lang, .vp-code-tab-title, "
+      // Nextra: its breadcrumbs (the page's section, read for the label)
+      + ".nextra-breadcrumb, "
       // Starlight: heading anchors ("Section titled ..."), a code frame's screen-reader title ("Terminal window")
-      + ".sl-anchor-link, .expressive-code figcaption .sr-only");
+      + ".sl-anchor-link, .expressive-code figcaption .sr-only, "
+      // HonKit (GitBook): the search's result panel, headed 'No results matching ""', inside the page
+      + ".search-results");
   /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus, Starlight. */
   private static final Evaluator ADMONITION = QueryParser.parse("div.note, div.tip, div.warning, div.caution, "
       + "div.important, .admonition, .theme-admonition, [class*=admonition_], .starlight-aside");
@@ -92,12 +104,14 @@ public final class HtmlReader {
   /** Material for MkDocs keeps its settings, the site's root among them ("base"), in this script. */
   private static final Evaluator MKDOCS_CONFIG = QueryParser.parse("script#__config");
   /**
-   * The site's root in an inline script: the built-in mkdocs and readthedocs themes' {@code base_url}
-   * and mdBook's {@code path_to_root} (relative to the page), VitePress' site data's {@code base} (a path).
+   * The site's root in an inline script: the built-in mkdocs and readthedocs themes' {@code base_url},
+   * mdBook's {@code path_to_root} and HonKit's {@code "basePath"} (relative to the page), VitePress'
+   * site data's {@code base} (a path).
    */
   private static final Pattern SITE_BASE = Pattern.compile(
       "\\b(?:base_url|path_to_root)\\s*=\\s*[\"']([^\"']*)[\"']"
-      + "|__VP_SITE_DATA__\\s*=\\s*JSON\\.parse\\(\".*?\\\\\"base\\\\\":\\\\\"([^\"\\\\]*)\\\\\"");
+      + "|__VP_SITE_DATA__\\s*=\\s*JSON\\.parse\\(\".*?\\\\\"base\\\\\":\\\\\"([^\"\\\\]*)\\\\\""
+      + "|gitbook\\.page\\.hasChanged\\(.*?\"basePath\":\"([^\"]*)\"");
   /**
    * The navigation section a page is in: Material's active top-level item, the mkdocs theme's
    * active dropdown (1.4 marks the item, 1.6 the toggle), the readthedocs theme's crumb, VitePress'
@@ -107,7 +121,15 @@ public final class HtmlReader {
       ".md-nav--primary > .md-nav__list > .md-nav__item--active.md-nav__item--nested > .md-nav__link, "
       + ".navbar-nav > li.dropdown.active > a.dropdown-toggle, .navbar-nav > li.dropdown > a.dropdown-toggle.active, "
       + ".wy-breadcrumbs > li.breadcrumb-item:not(.active), .VPSidebarItem.level-0.has-active > .item > .text, "
-      + "ul.top-level > li > details:has(a[aria-current=page]) > summary .group-label");
+      + "ul.top-level > li > details:has(a[aria-current=page]) > summary .group-label, "
+      + ".vp-sidebar-items > li > p.vp-sidebar-heading.active");
+  private static final Evaluator GENERATOR = QueryParser.parse("meta[name=generator][content]");
+  private static final Evaluator SCRIPT_SRC = QueryParser.parse("script[src]");
+  private static final Evaluator HONKIT_ACTIVE = QueryParser.parse("ul.summary li.chapter.active");
+  private static final Evaluator HONKIT_PART = QueryParser.parse("ul.summary > li.header");
+  private static final Evaluator RSPRESS_ACTIVE = QueryParser.parse(".rp-doc-layout__sidebar a.rp-sidebar-item--active");
+  private static final Evaluator RSPRESS_PART = QueryParser.parse(".rp-sidebar-group[data-depth=0]");
+  private static final Evaluator NEXTRA_CRUMB = QueryParser.parse(".nextra-breadcrumb > [title]");
   private static final Evaluator H1 = QueryParser.parse("h1");
   private static final Evaluator H1_H2 = QueryParser.parse("h1, h2");
   private static final Evaluator H2_H3 = QueryParser.parse("h2, h3");
@@ -464,7 +486,8 @@ public final class HtmlReader {
       for (Element script : doc.select("script:not([src])")) {
         Matcher matcher = SITE_BASE.matcher(script.data());
         if (matcher.find()) {
-          base = matcher.group(1) != null ? matcher.group(1) : matcher.group(2);
+          base = matcher.group(1) != null ? matcher.group(1)
+              : matcher.group(2) != null ? matcher.group(2) : matcher.group(3);
           break;
         }
       }
@@ -472,6 +495,9 @@ public final class HtmlReader {
     Element siteTitle = doc.selectFirst(SITE_TITLE);
     if (base == null && siteTitle != null) {
       base = siteTitle.attr("href");
+    }
+    if (base == null) {
+      base = assetRoot(doc);
     }
     if (base == null) {
       return null;
@@ -488,8 +514,56 @@ public final class HtmlReader {
     }
     String folder = firstFolder(root, sourceUrl);
     Element section = doc.selectFirst(NAV_SECTION);
+    if (section == null) {
+      section = partBefore(doc.selectFirst(HONKIT_ACTIVE), HONKIT_PART);
+    }
+    if (section == null) {
+      section = partBefore(doc.selectFirst(RSPRESS_ACTIVE), RSPRESS_PART);
+    }
     String label = section == null || section.text().isBlank() ? null : section.text().strip();
+    if (label == null) {
+      // Nextra's breadcrumbs: the section, then the page (a page at the top has one crumb)
+      Elements crumbs = doc.select(NEXTRA_CRUMB);
+      label = crumbs.size() >= 2 && !crumbs.get(0).attr("title").isBlank() ? crumbs.get(0).attr("title").strip() : null;
+    }
     return new Chapter(folder == null ? null : decoded(folder), label);
+  }
+
+  /**
+   * The site's root from where its generator keeps its scripts: Next.js (Nextra) below
+   * {@code <root>_next/static/}, Rspress below {@code <root>static/js/}, VuePress below
+   * {@code <root>assets/}. The last two are common folder names, so only on a page whose generator
+   * says it is one of them.
+   */
+  private static String assetRoot(Document doc) {
+    Element generator = doc.selectFirst(GENERATOR);
+    String name = generator == null ? "" : generator.attr("content").strip();
+    String folder = name.startsWith("Rspress") ? "/static/js/" : name.startsWith("VuePress") ? "/assets/" : "/_next/static/";
+    for (Element script : doc.select(SCRIPT_SRC)) {
+      String src = script.absUrl("src");
+      int at = src.indexOf(folder);
+      if (at >= 0) {
+        return src.substring(0, at + 1);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The part of a flat sidebar that holds {@code active}, the page's own item: the nearest {@code part}
+   * heading before it among the sidebar's top-level items. HonKit's (GitBook's) sidebar is one list where
+   * a part's heading ({@code li.header}, a {@code ## Part} line of SUMMARY.md) comes before its pages;
+   * Rspress' has each group's title, then a block of its pages.
+   */
+  private static Element partBefore(Element active, Evaluator part) {
+    for (Element item = active; item != null; item = item.parent()) {
+      for (Element before = item.previousElementSibling(); before != null; before = before.previousElementSibling()) {
+        if (before.is(part)) {
+          return before;
+        }
+      }
+    }
+    return null;
   }
 
   /** The first folder of {@code url}'s path below {@code root}; null for a page at the root or elsewhere. */
