@@ -161,7 +161,10 @@ public final class IngestCommand implements Callable<Integer> {
       }
       if (summary.pages() == 0) {
         throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
-            + (fetchFailures.isEmpty() ? "" : " (" + Ingestor.plural(fetchFailures.size(), "page") + " could not be fetched)"));
+            + (fetchFailures.isEmpty() ? "" : " (" + Ingestor.plural(fetchFailures.size(), "page") + " could not be fetched)")
+            // pages fetched, and none with words in its HTML: a site that writes its pages in the browser
+            + (from.web() && fetchFailures.isEmpty() ? "; the fetched HTML holds no text, as on a site that renders"
+                + " its pages in the browser (Docsify, a single-page app): ingest its Markdown folder instead" : ""));
       }
       return report(summary, fetchFailures);
     }

@@ -123,6 +123,7 @@ public final class HtmlReader {
       + ".wy-breadcrumbs > li.breadcrumb-item:not(.active), .VPSidebarItem.level-0.has-active > .item > .text, "
       + "ul.top-level > li > details:has(a[aria-current=page]) > summary .group-label, "
       + ".vp-sidebar-items > li > p.vp-sidebar-heading.active");
+  private static final Evaluator DOCSIFY = QueryParser.parse("script:containsData($docsify)");
   private static final Evaluator GENERATOR = QueryParser.parse("meta[name=generator][content]");
   private static final Evaluator SCRIPT_SRC = QueryParser.parse("script[src]");
   private static final Evaluator HONKIT_ACTIVE = QueryParser.parse("ul.summary li.chapter.active");
@@ -171,9 +172,10 @@ public final class HtmlReader {
         chapterLabel = site.label();
       }
     }
-    if (redirectTarget(doc) != null || isSearchPage(doc, sourceUrl)) {
+    if (redirectTarget(doc) != null || isSearchPage(doc, sourceUrl) || doc.selectFirst(DOCSIFY) != null) {
       // a redirect's text only says where the page went (the page it points to is read at its own
-      // address); a site's search page only says how to search
+      // address); a site's search page only says how to search; a Docsify page is a shell that its
+      // script fills with Markdown in the browser ("Loading...")
       return new Page(sourceUrl, documentId(sourceUrl), doc.title().isBlank() ? null : doc.title().strip(),
           chapter, chapterLabel, "html", List.of());
     }

@@ -63,6 +63,7 @@ public final class MarkdownFolder {
   private static final Pattern MKDOCS_DOCS_DIR = Pattern.compile("(?m)^docs_dir:[ \\t]*['\"]?([^'\"#\\s]+)");
   private static final Pattern MKDOCS_FILE_URLS = Pattern.compile("(?m)^use_directory_urls:[ \\t]*(false|no|off)\\b");
   private static final Pattern VITEPRESS_CLEAN_URLS = Pattern.compile("\\bcleanUrls['\"]?\\s*:\\s*true\\b");
+  private static final Pattern DOCSIFY = Pattern.compile("\\$docsify\\b");
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
   /**
@@ -87,10 +88,12 @@ public final class MarkdownFolder {
    */
   public static Folder site(Path root, String baseUrl) throws IOException {
     List<String> paths;
+    // a Docsify site's README.md is its home page, not a description of the repository
+    boolean docsify = says(root.resolve("index.html"), DOCSIFY);
     try (Stream<Path> files = Files.walk(root)) {
       paths = files.filter(Files::isRegularFile)
           .map(file -> root.relativize(file).toString().replace('\\', '/'))
-          .filter(MarkdownFolder::isPage)
+          .filter(path -> isPage(path) || docsify && path.equals("README.md"))
           .sorted()
           .toList();
     }

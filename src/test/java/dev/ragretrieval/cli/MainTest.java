@@ -260,6 +260,15 @@ class MainTest {
       Run all = run("ingest", start, "--crawl", "--ignore-robots", "--collection", "site");
       assertThat(all.code()).as(all.err()).isZero();
       assertThat(all.out()).contains("3 pages (1 new, 0 changed, 2 unchanged, 0 removed)");
+
+      // a site written in the browser (Docsify): its HTML is a shell with a script, no text to read
+      site.put("/shell/index.html", "<html><head><title>Garden Book</title></head><body><div id='app'>Loading...</div>"
+          + "<script>window.$docsify = {name: 'Garden Book', loadSidebar: true}</script></body></html>");
+      Run shell = run("ingest", "http://127.0.0.1:" + server.getAddress().getPort() + "/shell/index.html", "--crawl",
+          "--collection", "shell");
+      assertThat(shell.code()).isEqualTo(1);
+      assertThat(shell.err()).contains("no pages with text found at",
+          "renders its pages in the browser (Docsify, a single-page app): ingest its Markdown folder instead");
     } finally {
       server.stop(0);
     }

@@ -124,6 +124,17 @@ class MarkdownFolderTest {
   }
 
   @Test
+  @DisplayName("a Docsify site's folder: its README.md is the home page, its _sidebar.md navigation")
+  void docsifyFolder() throws Exception {
+    write("README.md", "_sidebar.md", "guide/setup.md");
+    assertThat(MarkdownFolder.site(root, null).pages()).extracting(Page::sourceUrl).containsExactly("guide/setup");
+    Files.writeString(root.resolve("index.html"), "<div id=\"app\"></div><script>window.$docsify = {loadSidebar: true}"
+        + "</script><script src=\"//cdn.jsdelivr.net/npm/docsify@4\"></script>");
+    assertThat(MarkdownFolder.site(root, null).pages()).extracting(Page::sourceUrl)
+        .containsExactly("README", "guide/setup");
+  }
+
+  @Test
   @DisplayName("an mdBook repository: its src only (not the repository's README), without SUMMARY.md (the table of"
       + " contents); README.md is index.html, a page name.html (checked against an mdBook 0.5.4 build)")
   void mdbookRepository() throws Exception {
