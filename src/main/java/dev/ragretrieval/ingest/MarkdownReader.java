@@ -52,6 +52,12 @@ public final class MarkdownReader {
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
   /** An admonition fence, with the box's title when it has one: {@code :::tip[Title]}, {@code :::tip Title}. */
   private static final Pattern ADMONITION = Pattern.compile("^\\s*:::+\\s*([\\w-]*)\\s*(?:\\[(.*)]|(.*?))\\s*$");
+  /**
+   * A GitHub alert's marker, the first line of a block quote: {@code > [!TIP]}; with a title after
+   * it, an Obsidian callout ({@code > [!tip]- Title}, folded). mdBook, VitePress and Starlight render
+   * GitHub's as boxes too.
+   */
+  private static final Pattern ALERT = Pattern.compile("^(\\s*(?:>[ \\t]*)+)\\[!([\\w-]+)][+-]?[ \\t]*(.*)$");
   /** The boxes whose type a site shows as their title when they have none of their own ("Tip"). */
   private static final Set<String> BOX_TYPES = Set.of("note", "tip", "info", "warning", "danger", "caution",
       "important", "abstract", "summary", "example", "question", "success", "failure", "bug", "quote", "hint",
@@ -221,7 +227,13 @@ public final class MarkdownReader {
         openBrackets = brackets(line);
       } else {
         Matcher admonition = ADMONITION.matcher(line);
-        if (!admonition.matches()) {
+        Matcher alert = ALERT.matcher(line);
+        if (alert.matches()) {
+          // the box's title, a paragraph of its quote as the site shows it ("Tip"), not the marker
+          String title = alert.group(3).isBlank() ? typeTitle(alert.group(2)) : alert.group(3).strip();
+          String quote = alert.group(1).stripTrailing();
+          prose.append(title == null ? "" : quote + " " + title + "\n").append(quote).append('\n');
+        } else if (!admonition.matches()) {
           prose.append(line).append('\n');
         } else if (title(admonition) != null) {
           prose.append(title(admonition)).append("\n\n"); // the box's title, a paragraph as the site shows it

@@ -238,6 +238,30 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("a GitHub alert (> [!TIP]) reads as the box mdBook, VitePress and GitHub render: its type as title, then"
+      + " its text; an Obsidian callout keeps its own title; the marker is no text, and inside code it stays")
+  void githubAlerts() {
+    String md = """
+        ## Build
+
+        > [!TIP]
+        > Use rosdep before building.
+
+        > [!warning]- Careful
+        > Do not run as root.
+
+        > [!custom]
+        > Plain quote.
+
+        ```markdown
+        > [!NOTE]
+        ```
+        """;
+    assertThat(MarkdownReader.read("docs/m/build.md", md, null, null).sections().get(0).text()).isEqualTo(
+        "Tip\n\nUse rosdep before building.\n\nCareful\n\nDo not run as root.\n\nPlain quote.\n\n> [!NOTE]");
+  }
+
+  @Test
   @DisplayName("a table reads as its built page does: a row a paragraph, its cells words apart, without the"
       + " source's pipes and the line under the header")
   void tables() {
