@@ -115,7 +115,8 @@ public final class HtmlReader {
   /**
    * The navigation section a page is in: Material's active top-level item, the mkdocs theme's
    * active dropdown (1.4 marks the item, 1.6 the toggle), the readthedocs theme's crumb, VitePress'
-   * sidebar group that holds the active link, Starlight's top-level sidebar group that holds it.
+   * sidebar group that holds the active link, Starlight's top-level sidebar group that holds it,
+   * VuePress' active sidebar heading. (HonKit, Rspress and Nextra: {@link #navigationChapter}.)
    */
   private static final Evaluator NAV_SECTION = QueryParser.parse(
       ".md-nav--primary > .md-nav__list > .md-nav__item--active.md-nav__item--nested > .md-nav__link, "
@@ -161,8 +162,9 @@ public final class HtmlReader {
       chapterLabel = docbookChapter(doc);
     }
     if (chapterLabel == null) {
-      // Sphinx, MkDocs, mdBook, VitePress and Starlight name their site's root on every page, so the
-      // chapter is the first folder below it wherever the site is served (a /docs/ may be above the root)
+      // Sphinx, MkDocs, mdBook, VitePress, Starlight, HonKit, Rspress, VuePress and Nextra name their
+      // site's root on every page, so the chapter is the first folder below it wherever the site is
+      // served (a /docs/ may be above the root)
       Chapter site = sphinxChapter(doc, sourceUrl);
       if (site == null) {
         site = navigationChapter(doc, sourceUrl);
@@ -469,11 +471,12 @@ public final class HtmlReader {
   }
 
   /**
-   * An MkDocs, mdBook, VitePress or Starlight page's chapter: the first folder of its path below the
-   * site's root, which every page names (Material's {@code "base": "../.."}, the other MkDocs themes'
-   * {@code base_url}, mdBook's {@code path_to_root}, VitePress' {@code base}, Starlight's site title
-   * link); its label is the navigation section the page is in ("User Guide"),
-   * which need not be a folder.
+   * An MkDocs, mdBook, VitePress, Starlight, HonKit, Rspress, VuePress or Nextra page's chapter: the
+   * first folder of its path below the site's root, which every page names (Material's
+   * {@code "base": "../.."}, the other MkDocs themes' {@code base_url}, mdBook's {@code path_to_root},
+   * VitePress' {@code base}, Starlight's site title link, HonKit's {@code basePath}, the others' script
+   * folder); its label is the navigation section the page is in ("User Guide"), which need not be a
+   * folder: a sidebar group or part, or Nextra's first breadcrumb.
    */
   private static Chapter navigationChapter(Document doc, String sourceUrl) {
     String base = null;
@@ -540,7 +543,8 @@ public final class HtmlReader {
   private static String assetRoot(Document doc) {
     Element generator = doc.selectFirst(GENERATOR);
     String name = generator == null ? "" : generator.attr("content").strip();
-    String folder = name.startsWith("Rspress") ? "/static/js/" : name.startsWith("VuePress") ? "/assets/" : "/_next/static/";
+    String folder = name.startsWith("Rspress") ? "/static/js/"
+        : name.startsWith("VuePress") ? "/assets/" : "/_next/static/";
     for (Element script : doc.select(SCRIPT_SRC)) {
       String src = script.absUrl("src");
       int at = src.indexOf(folder);

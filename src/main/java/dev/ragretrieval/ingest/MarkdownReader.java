@@ -11,11 +11,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.commonmark.ext.front.matter.YamlFrontMatterBlock;
 import org.commonmark.ext.front.matter.YamlFrontMatterExtension;
+import org.commonmark.ext.front.matter.YamlFrontMatterVisitor;
 import org.commonmark.ext.gfm.tables.TableBlock;
 import org.commonmark.ext.gfm.tables.TableCell;
 import org.commonmark.ext.gfm.tables.TableRow;
 import org.commonmark.ext.gfm.tables.TablesExtension;
-import org.commonmark.ext.front.matter.YamlFrontMatterVisitor;
 import org.commonmark.node.AbstractVisitor;
 import org.commonmark.node.BlockQuote;
 import org.commonmark.node.Code;
@@ -39,7 +39,8 @@ import org.jsoup.Jsoup;
  * the module folder as chapter, {@code ##}/{@code ###} headings as sections. MDX noise (import and
  * export statements, JSX component tags and comments, also over several lines, admonition fences)
  * is removed (an admonition's title stays, as a paragraph); code blocks stay as text. MkDocs'
- * boxes ({@code !!! note "Title"}, their body indented below) read the same way.
+ * boxes ({@code !!! note "Title"}, their body indented below) and GitHub alerts ({@code > [!TIP]})
+ * read the same way, and a table row by row, as the built page reads.
  */
 public final class MarkdownReader {
 
