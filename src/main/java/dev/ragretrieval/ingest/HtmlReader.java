@@ -124,6 +124,8 @@ public final class HtmlReader {
       + ".wy-breadcrumbs > li.breadcrumb-item:not(.active), .VPSidebarItem.level-0.has-active > .item > .text, "
       + "ul.top-level > li > details:has(a[aria-current=page]) > summary .group-label, "
       + ".vp-sidebar-items > li > p.vp-sidebar-heading.active");
+  private static final Evaluator KATEX = QueryParser.parse("span.katex");
+  private static final Evaluator TEX_SOURCE = QueryParser.parse("annotation[encoding=application/x-tex]");
   private static final Evaluator DOCSIFY = QueryParser.parse("script:containsData($docsify)");
   private static final Evaluator GENERATOR = QueryParser.parse("meta[name=generator][content]");
   private static final Evaluator SCRIPT_SRC = QueryParser.parse("script[src]");
@@ -190,6 +192,7 @@ public final class HtmlReader {
     }
     content = content.clone();
     content.select(NOISE).remove();
+    katexAsTex(content);
     // a page header outside the content is navigation; Docusaurus keeps its h1 in a header inside it
     content.select(HEADER).stream().filter(h -> h.selectFirst(H1) == null).forEach(Element::remove);
     String[] titleParts = splitTitle(doc.title());
@@ -532,6 +535,27 @@ public final class HtmlReader {
       label = crumbs.size() >= 2 && !crumbs.get(0).attr("title").isBlank() ? crumbs.get(0).attr("title").strip() : null;
     }
     return new Chapter(folder == null ? null : decoded(folder), label);
+  }
+
+  /**
+   * A formula as its TeX source, as the page's Markdown has it ({@code $x_k$}, {@code $$ P = F P F^T $$}
+   * as a paragraph of its own): KaTeX (rehype-katex in Docusaurus, Starlight and others) writes each
+   * formula three times over, as MathML, as that source in an annotation, and as glyphs.
+   */
+  private static void katexAsTex(Element content) {
+    for (Element katex : content.select(KATEX)) {
+      Element tex = katex.selectFirst(TEX_SOURCE);
+      if (tex == null) {
+        continue;
+      }
+      String source = tex.wholeText().strip();
+      Element display = katex.parent() != null && katex.parent().hasClass("katex-display") ? katex.parent() : null;
+      if (display != null) {
+        display.replaceWith(new Element("div").text("$$ " + source + " $$"));
+      } else {
+        katex.replaceWith(new TextNode("$" + source + "$"));
+      }
+    }
   }
 
   /**

@@ -208,6 +208,15 @@ class HtmlReaderSitesTest {
   }
 
   @Test
+  @DisplayName("a KaTeX formula (rehype-katex) reads as its TeX source, as in the page's Markdown, not three times"
+      + " over as MathML, source and glyphs; display math is a paragraph of its own")
+  void katexFormulas() {
+    Page page = HtmlReader.read("https://example.org/docs/estimation/kalman", html("katex/kalman.html"));
+    assertThat(page.sections().get(0).text()).isEqualTo(
+        "The state evolves as $x_k = F x_{k-1} + w$ at each step.\n\n$$ P = F P F^T + Q $$\n\nAfter.");
+  }
+
+  @Test
   @DisplayName("a second h1 with the title's words is the title again, not text (Starlight's header above a Markdown h1)")
   void repeatedTitleHeading() {
     String html = "<html><head><title>Services | Book</title></head><body><main><h1>Services</h1>"
