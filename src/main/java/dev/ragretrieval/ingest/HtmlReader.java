@@ -689,6 +689,11 @@ public final class HtmlReader {
         if (tag.equals("pre")) {
           preDepth++;
           newline();
+        } else if (preDepth == 0 && BLOCKS.contains(tag) && text.length() > 0
+            && !Character.isWhitespace(text.charAt(text.length() - 1))) {
+          // text that runs straight into a block, as a minified page has it ("<li>Parent<ul><li>Child"),
+          // is a word apart from it, as where the page's source has a line break between them
+          text.append(' ');
         }
       } else if (node instanceof TextNode t) {
         if (preDepth > 0) {

@@ -208,6 +208,16 @@ class HtmlReaderSitesTest {
   }
 
   @Test
+  @DisplayName("text that runs straight into a block (a minified page: <li>Parent<ul>) stays a word apart from it")
+  void minifiedBlocks() {
+    String html = "<html><head><title>Lists | Book</title></head><body><main><h1>Lists</h1><h2>Sensors</h2>"
+        + "<ul><li>Cameras<ul><li>Depth</li></ul></li></ul><dl><dt>IMU</dt><dd>inertial<p>unit</p></dd></dl>"
+        + "</main></body></html>";
+    assertThat(HtmlReader.read("https://example.org/docs/m/lists", html).sections().get(0).text())
+        .isEqualTo("Cameras Depth\n\nIMU\n\ninertial unit");
+  }
+
+  @Test
   @DisplayName("a KaTeX formula (rehype-katex) reads as its TeX source, as in the page's Markdown, not three times"
       + " over as MathML, source and glyphs; display math is a paragraph of its own")
   void katexFormulas() {
