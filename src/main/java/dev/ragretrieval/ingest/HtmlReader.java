@@ -124,6 +124,7 @@ public final class HtmlReader {
       + ".wy-breadcrumbs > li.breadcrumb-item:not(.active), .VPSidebarItem.level-0.has-active > .item > .text, "
       + "ul.top-level > li > details:has(a[aria-current=page]) > summary .group-label, "
       + ".vp-sidebar-items > li > p.vp-sidebar-heading.active");
+  private static final Pattern IMAGE_FILE = Pattern.compile("\\S*[/\\\\]\\S*|(?i)\\S+\\.(png|jpe?g|gif|svg|webp|avif|bmp|ico)");
   private static final Evaluator KATEX = QueryParser.parse("span.katex");
   private static final Evaluator TEX_SOURCE = QueryParser.parse("annotation[encoding=application/x-tex]");
   private static final Evaluator DOCSIFY = QueryParser.parse("script:containsData($docsify)");
@@ -640,6 +641,14 @@ public final class HtmlReader {
     return items.size() >= 2 || category && items.size() == 1 ? items.get(0) : null;
   }
 
+  /**
+   * Whether an image's alt text is words ("Django admin login screen") rather than its file: Sphinx
+   * writes the image's path when the source gives none ("../_images/logging_flow.png").
+   */
+  static boolean isFigureWords(String alt) {
+    return !alt.isBlank() && !IMAGE_FILE.matcher(alt.strip()).matches();
+  }
+
   /** Walks the content in document order, starting a section at every h2/h3. */
   private static final class SectionCollector implements NodeVisitor {
     final List<Page.Section> sections = new ArrayList<>();
@@ -686,6 +695,10 @@ public final class HtmlReader {
           skipping = e;
           return;
         }
+        if (tag.equals("img") && preDepth == 0) {
+          // a figure's words, as the page's Markdown has them (![alt](src)), a word apart from the text
+          words(isFigureWords(e.attr("alt")) ? " " + e.attr("alt") + " " : "");
+        }
         if (tag.equals("pre")) {
           preDepth++;
           newline();
@@ -699,22 +712,26 @@ public final class HtmlReader {
         if (preDepth > 0) {
           text.append(t.getWholeText());
         } else {
-          String words = t.text();
-          if (!words.isBlank() && linkDepth > 0) {
-            linkChars += (int) words.chars().filter(c -> !Character.isWhitespace(c)).count();
-          }
-          if (!words.isBlank()) {
-            boolean space = text.length() > 0 && !Character.isWhitespace(text.charAt(text.length() - 1))
-                && Character.isWhitespace(words.charAt(0));
-            text.append(space ? " " : "").append(words.strip());
-            if (Character.isWhitespace(words.charAt(words.length() - 1))) {
-              text.append(' ');
-            }
-          } else if (!words.isEmpty() && text.length() > 0
-              && !Character.isWhitespace(text.charAt(text.length() - 1))) {
-            text.append(' '); // the space between two inline elements ("<code>a</code> <code>b</code>")
-          }
+          words(t.text());
         }
+      }
+    }
+
+    /** Words of running text, spaced as the page spaces them. */
+    private void words(String words) {
+      if (!words.isBlank() && linkDepth > 0) {
+        linkChars += (int) words.chars().filter(c -> !Character.isWhitespace(c)).count();
+      }
+      if (!words.isBlank()) {
+        boolean space = text.length() > 0 && !Character.isWhitespace(text.charAt(text.length() - 1))
+            && Character.isWhitespace(words.charAt(0));
+        text.append(space ? " " : "").append(words.strip());
+        if (Character.isWhitespace(words.charAt(words.length() - 1))) {
+          text.append(' ');
+        }
+      } else if (!words.isEmpty() && text.length() > 0
+          && !Character.isWhitespace(text.charAt(text.length() - 1))) {
+        text.append(' '); // the space between two inline elements ("<code>a</code> <code>b</code>")
       }
     }
 

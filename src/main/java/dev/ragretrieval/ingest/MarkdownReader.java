@@ -410,7 +410,13 @@ public final class MarkdownReader {
         visitChildren(image);
       }
     });
-    links.forEach(MarkdownReader::unwrap);
+    for (Node link : links) {
+      if (link instanceof Image image && !HtmlReader.isFigureWords(inlineText(image))) {
+        image.unlink(); // an alt text that is the image's file name says nothing, as in the HTML reader
+      } else {
+        unwrap(link);
+      }
+    }
   }
 
   /** Puts {@code node}'s children where it stood, without it. */
@@ -471,7 +477,7 @@ public final class MarkdownReader {
         if (node instanceof TableRow row) {
           StringBuilder line = new StringBuilder();
           for (Node cell = row.getFirstChild(); cell != null; cell = cell.getNext()) {
-            String words = cell instanceof TableCell ? cellText(cell) : "";
+            String words = cell instanceof TableCell ? inlineText(cell) : "";
             if (!words.isEmpty()) {
               line.append(line.length() > 0 ? " " : "").append(words);
             }
@@ -487,10 +493,13 @@ public final class MarkdownReader {
     return String.join("\n\n", rows);
   }
 
-  /** A cell's words: its inline content, without the separator the text renderer puts after a cell. */
-  private static String cellText(Node cell) {
+  /**
+   * A node's words, its inline content only: a table cell without the separator the text renderer
+   * puts after it, an image without its address.
+   */
+  private static String inlineText(Node node) {
     StringBuilder words = new StringBuilder();
-    for (Node inline = cell.getFirstChild(); inline != null; inline = inline.getNext()) {
+    for (Node inline = node.getFirstChild(); inline != null; inline = inline.getNext()) {
       words.append(TEXT.render(inline));
     }
     return words.toString().strip();
