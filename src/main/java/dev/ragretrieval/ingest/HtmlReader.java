@@ -51,7 +51,18 @@ public final class HtmlReader {
   private static final Evaluator NOISE = QueryParser.parse(
       // an inline SVG's text is a diagram's labels and node ids (MkDocs' plugin-events graph), never prose
       "script, style, noscript, template, svg, nav, footer, button, form, "
-      + "aside:not(.admonition):not(.starlight-aside), [role=navigation], [role=search], [role=contentinfo], "
+      + "aside:not(.admonition):not(.starlight-aside):not([data-v-callout]), [role=navigation], [role=search], "
+      + "[role=contentinfo], "
+      // a link to edit the page's source, whichever site it is on
+      + "a[href]:matches((?i)^\\W*(edit this page|edit page|edit on github|improve this page|suggest an edit)\\W*$), "
+      // the page's front matter description printed under its title (Fumadocs, Docus, Retype): the
+      // page's Markdown has it as no text, and alone it made a chunk that summed the page up
+      + "h1 + p.text-fd-muted-foreground, [data-slot=description], #retype-page-description, "
+      // the tab bar of tabbed content (pymdownx tabbed in MkDocs Material and Zensical, sphinx-design):
+      // the Markdown's tab labels are no text either
+      + ".tabbed-labels, label.sd-tab-label, "
+      // Docus (Nuxt UI): the cards of the previous and next pages
+      + "[data-slot=root]:has(> a[data-slot=link] [data-slot=linkDescription]), "
       // Docusaurus
       + ".navbar, .theme-doc-sidebar-container, .breadcrumbs, .theme-doc-breadcrumbs, "
       + ".theme-doc-toc-mobile, .theme-doc-toc-desktop, .table-of-contents, .pagination-nav, "
@@ -81,9 +92,9 @@ public final class HtmlReader {
       + ".sl-anchor-link, .expressive-code figcaption .sr-only, "
       // HonKit (GitBook): the search's result panel, headed 'No results matching ""', inside the page
       + ".search-results");
-  /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus, Starlight. */
+  /** Note, tip, warning and caution boxes: DocBook, Sphinx/MkDocs, Docusaurus, Starlight, Vocs. */
   private static final Evaluator ADMONITION = QueryParser.parse("div.note, div.tip, div.warning, div.caution, "
-      + "div.important, .admonition, .theme-admonition, [class*=admonition_], .starlight-aside");
+      + "div.important, .admonition, .theme-admonition, [class*=admonition_], .starlight-aside, [data-v-callout]");
   /** A client-side redirect: the "Redirecting..." stubs that redirect plugins (MkDocs, Sphinx) leave at old paths. */
   private static final Evaluator REFRESH = QueryParser.parse("meta[http-equiv~=(?i)^refresh$][content]");
   private static final Pattern REFRESH_URL = Pattern.compile("(?i)url\\s*=\\s*['\"]?([^'\"]+)");
@@ -125,6 +136,12 @@ public final class HtmlReader {
       + "ul.top-level > li > details:has(a[aria-current=page]) > summary .group-label, "
       + ".vp-sidebar-items > li > p.vp-sidebar-heading.active");
   private static final Pattern IMAGE_FILE = Pattern.compile("\\S*[/\\\\]\\S*|(?i)\\S+\\.(png|jpe?g|gif|svg|webp|avif|bmp|ico)");
+  private static final Evaluator SPHINX_CAPTION = QueryParser.parse("p.caption");
+  private static final Evaluator CURRENT_LIST = QueryParser.parse("ul.current, ul:has(li.current)");
+  private static final Evaluator PAGER_LINK = QueryParser.parse(
+      "a[href]:not([href^=#]):has(:not(code):matchesOwn((?i)^[\\s«»‹›←→<>|]*(previous|next|prev)"
+      + "( page| chapter| article)?[\\s«»‹›←→<>|]*$))");
+  private static final Evaluator LINK = QueryParser.parse("a[href]");
   private static final Evaluator KATEX = QueryParser.parse("span.katex");
   private static final Evaluator TEX_SOURCE = QueryParser.parse("annotation[encoding=application/x-tex]");
   private static final Evaluator DOCSIFY = QueryParser.parse("script:containsData($docsify)");
@@ -193,6 +210,7 @@ public final class HtmlReader {
     }
     content = content.clone();
     content.select(NOISE).remove();
+    dropPagers(content);
     katexAsTex(content);
     // a page header outside the content is navigation; Docusaurus keeps its h1 in a header inside it
     content.select(HEADER).stream().filter(h -> h.selectFirst(H1) == null).forEach(Element::remove);
@@ -471,6 +489,17 @@ public final class HtmlReader {
       }
       label = heading != null && !heading.text().isBlank() ? heading.text().strip() : splitTitle(doc.title())[0];
     }
+    if (label == null) {
+      // no index page for the folder: the caption of the sidebar's toctree that holds the page
+      // (Shibuya, Furo, Read the Docs: a toctree's :caption:, a p.caption before its list)
+      for (Element caption : doc.select(SPHINX_CAPTION)) {
+        Element list = caption.nextElementSibling();
+        if (list != null && list.is(CURRENT_LIST) && !caption.text().isBlank()) {
+          label = caption.text().strip();
+          break;
+        }
+      }
+    }
     return new Chapter(decoded(folder), label);
   }
 
@@ -536,6 +565,24 @@ public final class HtmlReader {
       label = crumbs.size() >= 2 && !crumbs.get(0).attr("title").isBlank() ? crumbs.get(0).attr("title").strip() : null;
     }
     return new Chapter(folder == null ? null : decoded(folder), label);
+  }
+
+  /**
+   * Removes the links to the previous and next pages that many sites put at the end of the content,
+   * found by their "Previous" / "Next" label ("Previous Page", "« Previous"), with the block that
+   * holds them when it holds nothing but links (Fumadocs' cards: the next one shows the next page's
+   * description, no label).
+   */
+  private static void dropPagers(Element content) {
+    for (Element link : content.select(PAGER_LINK)) {
+      Element holder = link.parent();
+      if (holder != null && holder != content && holder.children().size() <= 2
+          && holder.children().stream().allMatch(child -> child.is(LINK))) {
+        holder.remove();
+      } else {
+        link.remove();
+      }
+    }
   }
 
   /**

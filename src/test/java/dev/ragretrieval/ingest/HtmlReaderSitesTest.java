@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Real pages of documentation sites without {@code <main>} or with their own layouts (DocBook,
@@ -43,6 +44,7 @@ class HtmlReaderSitesTest {
         "https://example.org/en/latest/module-1-ros2/01-intro-ros2/");
     List<String> htmlAnywhere = List.of("https://book.example.org/module-1-ros2/01-intro-ros2.html",
         "https://example.org/en/latest/module-1-ros2/01-intro-ros2.html");
+    List<String> docs = List.of("https://example.org/docs/module-1-ros2/01-intro-ros2/");
     String module = "Module 1: The Robotic Nervous System (ROS 2)";
     // the tip box's title as each site shows it: most write its type, Hextra an icon, Nextra's callout none
     return Stream.of(Arguments.of("mkdocs/intro-ros2.html", anywhere, module, "Tip"),
@@ -65,6 +67,17 @@ class HtmlReaderSitesTest {
             List.of("https://example.org/docs/module-1-ros2/01-intro-ros2.html"), module, "Tips"),
         Arguments.of("nextra/intro-ros2.html",
             List.of("https://example.org/docs/module-1-ros2/01-intro-ros2/"), module, null),
+        // Zensical (Material's successor), Sphinx with Shibuya (a toctree caption, no index page per module)
+        // and with sphinx-immaterial
+        Arguments.of("zensical/intro-ros2.html", anywhere, module, "Tip"),
+        Arguments.of("shibuya/intro-ros2.html", anywhere, module, "Tip"),
+        Arguments.of("immaterial/intro-ros2.html", anywhere, module, "Tip"),
+        // Fumadocs, Docus, Vocs and Retype (built for /docs/) show the module's label in no way read here; Docus'
+        // and Vocs' callouts have an icon for a title
+        Arguments.of("fumadocs/intro-ros2.html", docs, null, "Tip"),
+        Arguments.of("docus/intro-ros2.html", docs, null, null),
+        Arguments.of("vocs/intro-ros2.html", docs, null, null),
+        Arguments.of("retype/intro-ros2.html", docs, null, "Tip"),
         // Hugo names no root on the page: its chapter is the folder after /docs/, and Hextra's sidebar has no label
         Arguments.of("hugo-hextra/intro-ros2.html", List.of("https://example.org/docs/module-1-ros2/01-intro-ros2/"),
             null, "\u2139\ufe0f"));
@@ -230,6 +243,17 @@ class HtmlReaderSitesTest {
     String md = "## Log in\n\nOpen it: ![Django admin login screen](a.png) then sign in.\n\n"
         + "![../_images/flow.png](../_images/flow.png) ![b.PNG](b.png)\n\nDone.\n";
     assertThat(MarkdownReader.read("docs/m/admin.md", md, null, null).sections().get(0).text()).isEqualTo(htmlText);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"zensical/nodes-topics.html", "shibuya/nodes-topics.html"})
+  @DisplayName("tabbed code (pymdownx tabbed in Zensical, sphinx-design in Sphinx): both tabs' code is text, their"
+      + " labels are not, as in the page's Markdown")
+  void tabLabels(String fixture) {
+    Page page = HtmlReader.read("https://example.org/docs/module-1-ros2/02-nodes-topics/", html(fixture));
+    assertThat(section(page, "Writing a Publisher and a Subscriber").text())
+        .contains("started with ros2 run.\n\nimport rclpy", "#include <chrono>")
+        .doesNotContain("Python", "PythonC++", "\nC++\n");
   }
 
   @Test
