@@ -135,7 +135,8 @@ public final class HtmlReader {
       + ".wy-breadcrumbs > li.breadcrumb-item:not(.active), .VPSidebarItem.level-0.has-active > .item > .text, "
       + "ul.top-level > li > details:has(a[aria-current=page]) > summary .group-label, "
       + ".vp-sidebar-items > li > p.vp-sidebar-heading.active");
-  private static final Pattern IMAGE_FILE = Pattern.compile("\\S*[/\\\\]\\S*|(?i)\\S+\\.(png|jpe?g|gif|svg|webp|avif|bmp|ico)");
+  /** An image file's name or path, which is what Sphinx writes as the alt text when the source gives none. */
+  private static final Pattern IMAGE_FILE = Pattern.compile("(?i)\\S+\\.(png|jpe?g|gif|svg|webp|avif|bmp|ico)");
   private static final Evaluator SPHINX_CAPTION = QueryParser.parse("p.caption");
   private static final Evaluator CURRENT_LIST = QueryParser.parse("ul.current, ul:has(li.current)");
   private static final Evaluator PAGER_LINK = QueryParser.parse(

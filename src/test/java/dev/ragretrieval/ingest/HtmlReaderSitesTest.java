@@ -237,11 +237,11 @@ class HtmlReaderSitesTest {
     String html = "<html><head><title>Admin | Book</title></head><body><main><h1>Admin</h1><h2>Log in</h2>"
         + "<p>Open it:<img src=\"a.png\" alt=\"Django admin login screen\">then sign in.</p>"
         + "<img src=\"../_images/flow.png\" alt=\"../_images/flow.png\"><img src=\"b.png\" alt=\"b.PNG\">"
-        + "<p>Done.</p></main></body></html>";
+        + "<p><img src=\"c.png\" alt=\"TCP/IP\"></p><p>Done.</p></main></body></html>";
     String htmlText = HtmlReader.read("https://example.org/docs/m/admin", html).sections().get(0).text();
-    assertThat(htmlText).isEqualTo("Open it: Django admin login screen then sign in.\n\nDone.");
+    assertThat(htmlText).isEqualTo("Open it: Django admin login screen then sign in.\n\nTCP/IP\n\nDone.");
     String md = "## Log in\n\nOpen it: ![Django admin login screen](a.png) then sign in.\n\n"
-        + "![../_images/flow.png](../_images/flow.png) ![b.PNG](b.png)\n\nDone.\n";
+        + "![../_images/flow.png](../_images/flow.png) ![b.PNG](b.png)\n\n![TCP/IP](c.png)\n\nDone.\n";
     assertThat(MarkdownReader.read("docs/m/admin.md", md, null, null).sections().get(0).text()).isEqualTo(htmlText);
   }
 
