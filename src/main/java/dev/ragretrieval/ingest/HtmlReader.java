@@ -53,8 +53,6 @@ public final class HtmlReader {
       "script, style, noscript, template, svg, nav, footer, button, form, "
       + "aside:not(.admonition):not(.starlight-aside):not([data-v-callout]), [role=navigation], [role=search], "
       + "[role=contentinfo], "
-      // a link to edit the page's source, whichever site it is on
-      + "a[href]:matches((?i)^\\W*(edit this page|edit page|edit on github|improve this page|suggest an edit)\\W*$), "
       // the page's front matter description printed under its title (Fumadocs, Docus, Retype): the
       // page's Markdown has it as no text, and alone it made a chunk that summed the page up
       + "h1 + p.text-fd-muted-foreground, [data-slot=description], #retype-page-description, "
@@ -78,10 +76,6 @@ public final class HtmlReader {
       // what a site hides when the page is printed is not the page (Tailwind's print:hidden, Bootstrap's)
       // (prefixed too: Nextra's x:print:hidden)
       + "[class~=(^|\\s)([\\w-]+:)*print:([\\w-]+-)?hidden(\\s|$)], .d-print-none, .hidden-print, "
-      // a heading's own anchor link with no words ("#", "¶", a zero-width space): Docusaurus, VitePress,
-      // Rspress and most others; VuePress 2 puts the heading's words inside its anchor, so that one stays
-      + "h1 a[href^=#]:not(:matches([\\p{L}\\p{N}])), h2 a[href^=#]:not(:matches([\\p{L}\\p{N}])), "
-      + "h3 a[href^=#]:not(:matches([\\p{L}\\p{N}])), h4 a[href^=#]:not(:matches([\\p{L}\\p{N}])), "
       // a heading hidden in place, a tab's anchor target (Nextra's tabs)
       + "h2[style*=visibility:hidden], h3[style*=visibility:hidden], "
       // VitePress: a code block's language label; VuePress: a code tab's title in its panel
@@ -139,9 +133,14 @@ public final class HtmlReader {
   private static final Pattern IMAGE_FILE = Pattern.compile("(?i)\\S+\\.(png|jpe?g|gif|svg|webp|avif|bmp|ico)");
   private static final Evaluator SPHINX_CAPTION = QueryParser.parse("p.caption");
   private static final Evaluator CURRENT_LIST = QueryParser.parse("ul.current, ul:has(li.current)");
-  private static final Evaluator PAGER_LINK = QueryParser.parse(
-      "a[href]:not([href^=#]):has(:not(code):matchesOwn((?i)^[\\s«»‹›←→<>|]*(previous|next|prev)"
-      + "( page| chapter| article)?[\\s«»‹›←→<>|]*$))");
+  private static final Evaluator HEADING_ANCHOR = QueryParser.parse(
+      "h1 a[href^=#], h2 a[href^=#], h3 a[href^=#], h4 a[href^=#]");
+  /** A pager link's label, alone in its element: "Next", "Previous Page", "« Previous". */
+  private static final Evaluator PAGER_LABEL = QueryParser.parse(
+      ":not(code):matchesOwn((?i)^[\\s«»‹›←→<>|]*(previous|next|prev)( page| chapter| article)?[\\s«»‹›←→<>|]*$)");
+  private static final Pattern PAGER_WORD = Pattern.compile("(?i)\\b(previous|next|prev)\\b");
+  private static final Pattern EDIT_LINK = Pattern.compile(
+      "(?i)\\W*(edit this page|edit page|edit on github|improve this page|suggest an edit)\\W*");
   private static final Evaluator LINK = QueryParser.parse("a[href]");
   private static final Evaluator KATEX = QueryParser.parse("span.katex");
   private static final Evaluator TEX_SOURCE = QueryParser.parse("annotation[encoding=application/x-tex]");
@@ -211,6 +210,7 @@ public final class HtmlReader {
     }
     content = content.clone();
     content.select(NOISE).remove();
+    dropHeadingAnchors(content);
     dropPagers(content);
     katexAsTex(content);
     // a page header outside the content is navigation; Docusaurus keeps its h1 in a header inside it
@@ -569,13 +569,38 @@ public final class HtmlReader {
   }
 
   /**
+   * Removes a heading's own anchor link when it has no words ("#", "¶", a zero-width space):
+   * Docusaurus, VitePress, Rspress and most others. VuePress 2 puts the heading's words inside its
+   * anchor, so that one stays.
+   */
+  private static void dropHeadingAnchors(Element content) {
+    for (Element anchor : content.select(HEADING_ANCHOR)) {
+      if (anchor.text().codePoints().noneMatch(Character::isLetterOrDigit)) {
+        anchor.remove();
+      }
+    }
+  }
+
+  /**
    * Removes the links to the previous and next pages that many sites put at the end of the content,
    * found by their "Previous" / "Next" label ("Previous Page", "« Previous"), with the block that
    * holds them when it holds nothing but links (Fumadocs' cards: the next one shows the next page's
    * description, no label).
    */
   private static void dropPagers(Element content) {
-    for (Element link : content.select(PAGER_LINK)) {
+    for (Element link : content.select(LINK)) {
+      // one look at the link's words first: a manual has thousands of links, pagers and edit links few
+      String words = link.text();
+      if (words.length() > 200) {
+        continue;
+      }
+      if (EDIT_LINK.matcher(words).matches()) {
+        link.remove(); // a link to edit the page's source, whichever site it is on
+        continue;
+      }
+      if (link.attr("href").startsWith("#") || !PAGER_WORD.matcher(words).find() || link.select(PAGER_LABEL).isEmpty()) {
+        continue;
+      }
       Element holder = link.parent();
       if (holder != null && holder != content && holder.children().size() <= 2
           && holder.children().stream().allMatch(child -> child.is(LINK))) {
