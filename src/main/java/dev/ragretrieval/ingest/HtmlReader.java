@@ -55,7 +55,9 @@ public final class HtmlReader {
       + "[role=contentinfo], "
       // the page's front matter description printed under its title (Fumadocs, Docus, Retype): the
       // page's Markdown has it as no text, and alone it made a chunk that summed the page up
-      + "h1 + p.text-fd-muted-foreground, [data-slot=description], #retype-page-description, "
+      // (Nuxt UI's page header: its description beside the h1, not a card's or an alert's in the text)
+      + "h1 + p.text-fd-muted-foreground, #retype-page-description, "
+      + "[data-slot=container]:has(> [data-slot=wrapper] > h1) > [data-slot=description], "
       // the tab bar of tabbed content (pymdownx tabbed in MkDocs Material and Zensical, sphinx-design):
       // the Markdown's tab labels are no text either
       + ".tabbed-labels, label.sd-tab-label, "

@@ -257,6 +257,19 @@ class HtmlReaderSitesTest {
   }
 
   @Test
+  @DisplayName("Docus (Nuxt UI): the page header's description is left out, a card's description in the text stays")
+  void nuxtDescriptions() {
+    String html = "<html><head><title>Sensors</title></head><body><main><div data-slot=\"container\">"
+        + "<div data-slot=\"wrapper\"><h1 data-slot=\"title\">Sensors</h1></div>"
+        + "<div data-slot=\"description\">What a robot senses, in one line.</div></div>"
+        + "<h2>Lidar</h2><p>Lidar measures range.</p><div data-slot=\"root\"><p data-slot=\"title\">Depth cameras</p>"
+        + "<div data-slot=\"description\">They see depth up to ten meters.</div></div></main></body></html>";
+    Page page = HtmlReader.read("https://example.org/docs/m/sensors/", html);
+    assertThat(text(page)).doesNotContain("in one line")
+        .contains("Lidar measures range.", "Depth cameras", "They see depth up to ten meters.");
+  }
+
+  @Test
   @DisplayName("a KaTeX formula (rehype-katex) reads as its TeX source, as in the page's Markdown, not three times"
       + " over as MathML, source and glyphs; display math is a paragraph of its own")
   void katexFormulas() {
