@@ -152,7 +152,7 @@ public final class IngestCommand implements Callable<Integer> {
             Services.STARTUP);
         if (pages.isEmpty()) {
           throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
-              + ": a folder is read for Markdown (.md, .mdx); for reStructuredText, AsciiDoc or HTML sources,"
+              + ": a folder is read for Markdown (.md, .mdx, .markdown); for reStructuredText, AsciiDoc or HTML sources,"
               + " ingest the built site (its sitemap.xml, or a page with --crawl)");
         }
         cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
@@ -240,7 +240,7 @@ public final class IngestCommand implements Callable<Integer> {
     if (Files.isDirectory(path)) {
       return new Source(canonical(path), false, true);
     }
-    if (Files.isRegularFile(path) && path.toString().matches("(?i).*\\.mdx?")) {
+    if (Files.isRegularFile(path) && MarkdownReader.isMarkdownFile(path.toString())) {
       return new Source(canonical(path), false, false);
     }
     if (!Files.exists(path)) {

@@ -87,7 +87,7 @@ public record Expected(String chunkId, String sourceUrl, String section, String 
   }
 
   private static String normalize(String url) {
-    return url.strip().replaceFirst("^\\./", "").replaceFirst("/+$", "").replaceFirst("\\.(mdx?|html?)$", "");
+    return url.strip().replaceFirst("^\\./", "").replaceFirst("/+$", "").replaceFirst("\\.(mdx?|markdown|html?)$", "");
   }
 
   private static boolean sameText(String actual, String expected) {

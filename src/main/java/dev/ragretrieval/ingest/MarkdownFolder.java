@@ -67,8 +67,9 @@ public final class MarkdownFolder {
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
   /**
-   * Every .md/.mdx file under {@code root}, in path order, skipping hidden folders, node_modules,
-   * partials ({@code _name.md}), the root README, and a Docusaurus site's i18n/ and versioned_docs/.
+   * Every .md/.mdx file under {@code root} (.markdown too, outside a Docusaurus site), in path order,
+   * skipping hidden folders, node_modules, partials ({@code _name.md}), the root README, and a
+   * Docusaurus site's i18n/ and versioned_docs/.
    * In a site generator's repository only what the site publishes is read, when there is any: not
    * the repository's specs, notes or change logs ({@link #layout}).
    */
@@ -90,14 +91,16 @@ public final class MarkdownFolder {
     List<String> paths;
     // a Docsify site's README.md is its home page, not a description of the repository
     boolean docsify = says(root.resolve("index.html"), DOCSIFY);
+    Layout layout = layout(root);
+    // Docusaurus publishes .md and .mdx only; MkDocs, Hugo and Jekyll read .markdown too
+    boolean markdownSuffix = layout.generator() != Generator.DOCUSAURUS;
     try (Stream<Path> files = Files.walk(root)) {
       paths = files.filter(Files::isRegularFile)
           .map(file -> root.relativize(file).toString().replace('\\', '/'))
-          .filter(path -> isPage(path) || docsify && path.equals("README.md"))
+          .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md"))
           .sorted()
           .toList();
     }
-    Layout layout = layout(root);
     Layout readAs = null;
     if (layout.folders() != null) {
       List<String> published = paths.stream()
@@ -155,7 +158,7 @@ public final class MarkdownFolder {
         drafts.add(path);
         continue;
       }
-      String chapter = MarkdownReader.chapterOf(path.replaceFirst("\\.mdx?$", ""), layout.pagesRoot());
+      String chapter = MarkdownReader.chapterOf(MarkdownReader.withoutExtension(path), layout.pagesRoot());
       String label = chapter == null ? null
           : labels.computeIfAbsent(chapterDir(path, layout.pagesRoot()), dir -> label(dir, load));
       pages.add(MarkdownReader.read(path, text, label, baseUrl, layout));
@@ -232,8 +235,9 @@ public final class MarkdownFolder {
     return folder.isEmpty() || folder.equals(".") ? "" : folder + "/";
   }
 
-  private static boolean isPage(String relative) {
-    if (!relative.endsWith(".md") && !relative.endsWith(".mdx")) {
+  private static boolean isPage(String relative, boolean markdownSuffix) {
+    if (!relative.endsWith(".md") && !relative.endsWith(".mdx")
+        && !(markdownSuffix && relative.endsWith(".markdown"))) {
       return false;
     }
     for (String part : relative.split("/")) {

@@ -49,6 +49,7 @@ public final class MarkdownReader {
   private static final Parser PARSER = Parser.builder().extensions(EXTENSIONS).build();
   private static final TextContentRenderer TEXT = TextContentRenderer.builder().extensions(EXTENSIONS).build();
 
+  private static final Pattern EXTENSION = Pattern.compile("(?i)\\.(mdx?|markdown)$");
   private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~).*");
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
   /** An admonition fence, with the box's title when it has one: {@code :::tip[Title]}, {@code :::tip Title}. */
@@ -105,7 +106,7 @@ public final class MarkdownReader {
    */
   public static Page read(String relativePath, String markdown, String chapterLabel, String baseUrl,
       MarkdownFolder.Layout layout) {
-    String documentId = relativePath.replaceFirst("\\.mdx?$", "");
+    String documentId = withoutExtension(relativePath);
     Node document = PARSER.parse(stripMdx(markdown));
     unquoteInlineCode(document);
     unwrapBlockQuotes(document);
@@ -161,6 +162,16 @@ public final class MarkdownReader {
     addSection(sections, heading, parent, text, links);
     return new Page(sourceUrl, documentId, title, chapterOf(documentId, layout.pagesRoot()), chapterLabel, "markdown",
         sections);
+  }
+
+  /** A Markdown page's path without its extension: .md, .mdx, or .markdown (MkDocs, Jekyll, Hugo). */
+  static String withoutExtension(String path) {
+    return EXTENSION.matcher(path).replaceFirst("");
+  }
+
+  /** Whether a file name is a Markdown page's: .md, .mdx or .markdown, in any case. */
+  public static boolean isMarkdownFile(String name) {
+    return EXTENSION.matcher(name).find();
   }
 
   /** Whether the page's front matter says {@code draft: true}: Docusaurus leaves it out of the site it builds. */

@@ -27,7 +27,7 @@ final class SitePath {
     String source = relativePath.startsWith(root) ? relativePath.substring(root.length()) : relativePath;
     int slash = source.lastIndexOf('/');
     String dir = slash < 0 ? "" : source.substring(0, slash + 1);
-    String name = source.substring(slash + 1).replaceFirst("\\.mdx?$", "");
+    String name = MarkdownReader.withoutExtension(source.substring(slash + 1));
     boolean index = name.equals("index");
     return switch (layout.generator()) {
       case MKDOCS -> index || name.equalsIgnoreCase("README")

@@ -124,6 +124,23 @@ class MarkdownFolderTest {
   }
 
   @Test
+  @DisplayName(".markdown files are pages too (MkDocs, Hugo, Jekyll read them), with the extension dropped as .md's;"
+      + " not in a Docusaurus site, which publishes .md and .mdx only")
+  void markdownSuffix() throws Exception {
+    write("guide/setup.markdown", "guide/intro.md");
+    Files.writeString(root.resolve("guide/setup.markdown"), "# Setup\n\nInstall it.\n");
+    assertThat(MarkdownFolder.site(root, null).pages()).extracting(Page::sourceUrl, Page::pageTitle)
+        .containsExactly(tuple("guide/intro", "intro.md"), tuple("guide/setup", "Setup"));
+    Files.writeString(root.resolve("mkdocs.yml"), "site_name: Book\ndocs_dir: guide\n");
+    assertThat(MarkdownFolder.site(root, "https://book.example.org/").pages()).extracting(Page::sourceUrl)
+        .containsExactly("https://book.example.org/intro/", "https://book.example.org/setup/");
+    Files.delete(root.resolve("mkdocs.yml"));
+    Files.writeString(root.resolve("docusaurus.config.js"), "export default {};\n");
+    Files.move(root.resolve("guide"), root.resolve("docs"));
+    assertThat(MarkdownFolder.site(root, null).pages()).extracting(Page::sourceUrl).containsExactly("docs/intro");
+  }
+
+  @Test
   @DisplayName("a Docsify site's folder: its README.md is the home page, its _sidebar.md navigation")
   void docsifyFolder() throws Exception {
     write("README.md", "_sidebar.md", "guide/setup.md");
