@@ -236,8 +236,10 @@ public final class MarkdownFolder {
   }
 
   private static boolean isPage(String relative, boolean markdownSuffix) {
-    if (!relative.endsWith(".md") && !relative.endsWith(".mdx")
-        && !(markdownSuffix && relative.endsWith(".markdown"))) {
+    // Docusaurus reads .md and .mdx exactly; the others (MarkdownReader's rule) .markdown too, in any case
+    boolean markdown = markdownSuffix ? MarkdownReader.isMarkdownFile(relative)
+        : relative.endsWith(".md") || relative.endsWith(".mdx");
+    if (!markdown) {
       return false;
     }
     for (String part : relative.split("/")) {
