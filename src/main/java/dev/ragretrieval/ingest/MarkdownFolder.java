@@ -8,9 +8,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystemLoopException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -94,13 +100,11 @@ public final class MarkdownFolder {
     Layout layout = layout(root);
     // Docusaurus publishes .md and .mdx only; MkDocs, Hugo and Jekyll read .markdown too
     boolean markdownSuffix = layout.generator() != Generator.DOCUSAURUS;
-    try (Stream<Path> files = Files.walk(root)) {
-      paths = files.filter(Files::isRegularFile)
-          .map(file -> root.relativize(file).toString().replace('\\', '/'))
-          .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md"))
-          .sorted()
-          .toList();
-    }
+    paths = files(root).stream()
+        .map(file -> root.relativize(file).toString().replace('\\', '/'))
+        .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md"))
+        .sorted()
+        .toList();
     Layout readAs = null;
     if (layout.folders() != null) {
       List<String> published = paths.stream()
@@ -121,6 +125,42 @@ public final class MarkdownFolder {
       }
     }, baseUrl);
     return new Folder(folder.pages(), folder.drafts(), readAs);
+  }
+
+  /**
+   * Every file under {@code root}. Hidden folders, node_modules and Python virtual environments are
+   * not entered (a site's repository holds tens of thousands of files there, none of them a page,
+   * though packages ship README.md and LICENSE.md files); linked folders are, as
+   * the generators follow them, but not a link back to a folder above it (walked already).
+   */
+  private static List<Path> files(Path root) throws IOException {
+    List<Path> files = new ArrayList<>();
+    Files.walkFileTree(root, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+        String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
+        boolean skipped = name.startsWith(".") || name.equals("node_modules")
+            || Files.isRegularFile(dir.resolve("pyvenv.cfg")); // a Python virtual environment's packages
+        return !dir.equals(root) && skipped ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+        if (attrs.isRegularFile()) {
+          files.add(file);
+        }
+        return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+        if (e instanceof FileSystemLoopException) {
+          return FileVisitResult.CONTINUE;
+        }
+        throw e;
+      }
+    });
+    return files;
   }
 
   /**

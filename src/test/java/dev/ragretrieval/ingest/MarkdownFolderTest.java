@@ -80,6 +80,25 @@ class MarkdownFolderTest {
   }
 
   @Test
+  @DisplayName("a linked folder is read as if it were there (generators follow links); a link back to a folder"
+      + " above it is not walked again, a broken link is no page, and a Python virtual environment is not read")
+  void linkedFolders(@TempDir Path elsewhere) throws Exception {
+    Files.createDirectories(elsewhere.resolve("shared"));
+    Files.writeString(elsewhere.resolve("shared/safety.md"), "# Safety\n\nStop the robot first.\n");
+    write("docs/m1/intro.md");
+    Files.createSymbolicLink(root.resolve("docs/m2"), elsewhere.resolve("shared"));
+    Files.createSymbolicLink(root.resolve("docs/m1/up"), root.resolve("docs"));
+    Files.createSymbolicLink(root.resolve("docs/m1/gone.md"), elsewhere.resolve("missing.md"));
+    // a Python virtual environment beside the docs (an MkDocs or Sphinx project's venv/) holds packages' Markdown
+    write("venv/pyvenv.cfg", "venv/lib/python3.12/site-packages/mkdocs-1.6.dist-info/licenses/LICENSE.md");
+    Files.createSymbolicLink(root.resolve("venv/lib64"), root.resolve("venv/lib"));
+
+    assertThat(MarkdownFolder.read(root, null)).extracting(Page::sourceUrl, Page::pageTitle).containsExactly(
+        tuple("docs/m1/intro", "intro.md"),
+        tuple("docs/m2/safety", "Safety"));
+  }
+
+  @Test
   @DisplayName("a draft (draft: true in its front matter) is not read, and the folder names it")
   void draftsAreLeftOut() throws Exception {
     Files.createDirectories(root.resolve("docs/m1"));
