@@ -72,6 +72,7 @@ final class BgeBatchEncoder {
 
   BgeBatchEncoder(OrtSession.SessionOptions options, int rowsPerRun) throws OrtException {
     this.rowsPerRun = rowsPerRun;
+    OnnxNatives.load();
     this.environment = OrtEnvironment.getEnvironment();
     this.session = environment.createSession(resource(MODEL_RESOURCE), options);
     this.takesTokenTypes = session.getInputNames().contains("token_type_ids");
@@ -102,6 +103,7 @@ final class BgeBatchEncoder {
    * busy-wait for the next run, and one question is too small to split well over threads.
    */
   static OrtSession.SessionOptions sessionOptions(int threads) throws OrtException {
+    OnnxNatives.load(); // before ONNX Runtime loads its libraries its own way
     OrtSession.SessionOptions options = new OrtSession.SessionOptions();
     options.setIntraOpNumThreads(threads);
     options.setInterOpNumThreads(1);
