@@ -263,9 +263,14 @@ public final class IngestCommand implements Callable<Integer> {
   private List<Page> readFolder(Path path) throws IOException {
     if (Files.isDirectory(path)) {
       MarkdownFolder.Folder folder = MarkdownFolder.site(path, baseUrl);
-      if (folder.readAs() != null) {
-        cli.err().println("note: " + folder.readAs().generator() + " site: only what it publishes is read ("
-            + String.join(", ", folder.readAs().folders()) + ")");
+      for (MarkdownFolder.Layout site : folder.readAs()) {
+        cli.err().println("note: " + site.generator() + " site: only what it publishes is read ("
+            + String.join(", ", site.folders()) + ")");
+      }
+      if (!folder.leftOut().isEmpty()) {
+        cli.err().println("note: " + Ingestor.plural(folder.leftOut().size(), "Markdown file") + " outside the site"
+            + (folder.readAs().size() > 1 ? "s" : "") + " not ingested (ingest their folder for them): "
+            + Ingestor.firstFive(folder.leftOut()));
       }
       if (!folder.drafts().isEmpty()) {
         cli.err().println("note: " + Ingestor.plural(folder.drafts().size(), "draft") + " (draft: true) not ingested,"

@@ -84,16 +84,94 @@ public final class MarkdownFolder {
   }
 
   /**
-   * A folder's pages, the drafts among its files, which are not read, and the generator whose
-   * published folders alone were read (null when the whole folder was).
+   * A folder's pages; the drafts among its files, which are not read; the generators' sites whose
+   * published folders alone were read (their folders as seen from the given one; empty when the whole
+   * folder was read); and the Markdown files outside the sites found in its subfolders, not read.
    */
-  public record Folder(List<Page> pages, List<String> drafts, Layout readAs) {}
+  public record Folder(List<Page> pages, List<String> drafts, List<Layout> readAs, List<String> leftOut) {
+    public Folder {
+      readAs = List.copyOf(readAs);
+      leftOut = List.copyOf(leftOut);
+    }
+  }
 
   /**
    * As {@link #read(Path, String)}, but says which files were left out as drafts ({@code draft: true}
    * in the front matter): Docusaurus does not publish them, so an answer must not cite them.
    */
   public static Folder site(Path root, String baseUrl) throws IOException {
+    if (layout(root) == Layout.PLAIN) {
+      Folder nested = nestedSites(root, baseUrl);
+      if (nested != null) {
+        return nested;
+      }
+    }
+    return siteAt(root, baseUrl);
+  }
+
+  /**
+   * The sites of generators in subfolders (two levels down at most) of a folder that is none itself:
+   * a repository that keeps its book in book/ or website/ beside a backend, specs and notes. Each is
+   * read as if it had been given, its paths prefixed with its folder; what lies outside them is not
+   * read, and {@link Folder#leftOut} names it. Null when no such site holds a page.
+   */
+  private static Folder nestedSites(Path root, String baseUrl) throws IOException {
+    List<String> sites = new ArrayList<>();
+    findSites(root, root, 2, sites);
+    if (sites.size() > 1 && baseUrl != null) {
+      throw new ServiceException(ErrorCode.INVALID_REQUEST, "the folder holds " + sites.size() + " sites ("
+          + String.join("/, ", sites) + "/): ingest each of those folders with its own --base-url");
+    }
+    List<Page> pages = new ArrayList<>();
+    List<String> drafts = new ArrayList<>();
+    List<Layout> readAs = new ArrayList<>();
+    List<String> read = new ArrayList<>();
+    for (String site : sites) {
+      Folder folder = siteAt(root.resolve(site), baseUrl);
+      Layout layout = layout(root.resolve(site));
+      // a settings file whose site publishes no page (a template, a test fixture) is no site
+      if (folder.pages().isEmpty() || layout.folders() != null && folder.readAs().isEmpty()) {
+        continue;
+      }
+      String prefix = site + "/";
+      for (Page page : folder.pages()) {
+        pages.add(new Page(baseUrl == null ? prefix + page.sourceUrl() : page.sourceUrl(), prefix + page.documentId(),
+            page.pageTitle(), page.chapter(), page.chapterLabel(), page.sourceType(), page.sections()));
+      }
+      folder.drafts().forEach(draft -> drafts.add(prefix + draft));
+      List<String> published = layout.folders() == null ? List.of("")
+          : folder.readAs().get(0).folders();
+      List<String> prefixed = published.stream().map(f -> prefix + f).toList();
+      readAs.add(new Layout(layout.generator(), prefixed, prefix + layout.pagesRoot(), null, layout.pageSuffix()));
+      read.addAll(prefixed);
+    }
+    if (pages.isEmpty()) {
+      return null;
+    }
+    List<String> leftOut = files(root).stream()
+        .map(file -> root.relativize(file).toString().replace('\\', '/'))
+        .filter(path -> isPage(path, true) && read.stream().noneMatch(path::startsWith))
+        .sorted()
+        .toList();
+    return new Folder(pages, drafts, readAs, leftOut);
+  }
+
+  /** Adds the folders below {@code folder} (down to {@code depth} levels) that hold a generator's settings. */
+  private static void findSites(Path root, Path folder, int depth, List<String> sites) throws IOException {
+    List<Path> children;
+    try (Stream<Path> list = Files.list(folder)) {
+      children = list.filter(Files::isDirectory).filter(dir -> !skipped(dir)).sorted().toList();
+    }
+    for (Path child : children) {
+      if (layout(child) != Layout.PLAIN) {
+        sites.add(root.relativize(child).toString().replace('\\', '/'));
+      } else if (depth > 1) {
+        findSites(root, child, depth - 1, sites);
+      }
+    }
+  }
+
+  private static Folder siteAt(Path root, String baseUrl) throws IOException {
     List<String> paths;
     // a Docsify site's README.md is its home page, not a description of the repository
     boolean docsify = says(root.resolve("index.html"), DOCSIFY);
@@ -105,12 +183,12 @@ public final class MarkdownFolder {
         .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md"))
         .sorted()
         .toList();
-    Layout readAs = null;
+    List<Layout> readAs = List.of();
     if (layout.folders() != null) {
       List<String> published = paths.stream()
           .filter(path -> layout.folders().stream().anyMatch(path::startsWith) && !path.equals(layout.contents()))
           .toList();
-      readAs = published.isEmpty() ? null : layout;
+      readAs = published.isEmpty() ? List.of() : List.of(layout);
       paths = published.isEmpty() ? paths : published;
     }
     Folder folder = collect(paths, layout, relative -> {
@@ -124,13 +202,13 @@ public final class MarkdownFolder {
         throw new UncheckedIOException(e);
       }
     }, baseUrl);
-    return new Folder(folder.pages(), folder.drafts(), readAs);
+    return new Folder(folder.pages(), folder.drafts(), readAs, List.of());
   }
 
   /**
    * Every file under {@code root}. Hidden folders, node_modules and Python virtual environments are
-   * not entered (a site's repository holds tens of thousands of files there, none of them a page,
-   * though packages ship README.md and LICENSE.md files); linked folders are, as
+   * not entered ({@link #skipped}: a site's repository holds tens of thousands of files there, none
+   * of them a page); linked folders are, as
    * the generators follow them, but not a link back to a folder above it (walked already).
    */
   private static List<Path> files(Path root) throws IOException {
@@ -138,10 +216,7 @@ public final class MarkdownFolder {
     Files.walkFileTree(root, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE, new SimpleFileVisitor<>() {
       @Override
       public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-        String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
-        boolean skipped = name.startsWith(".") || name.equals("node_modules")
-            || Files.isRegularFile(dir.resolve("pyvenv.cfg")); // a Python virtual environment's packages
-        return !dir.equals(root) && skipped ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
+        return !dir.equals(root) && skipped(dir) ? FileVisitResult.SKIP_SUBTREE : FileVisitResult.CONTINUE;
       }
 
       @Override
@@ -161,6 +236,12 @@ public final class MarkdownFolder {
       }
     });
     return files;
+  }
+
+  /** A hidden folder, node_modules or a Python virtual environment (its packages ship Markdown files). */
+  private static boolean skipped(Path dir) {
+    String name = dir.getFileName() == null ? "" : dir.getFileName().toString();
+    return name.startsWith(".") || name.equals("node_modules") || Files.isRegularFile(dir.resolve("pyvenv.cfg"));
   }
 
   /**
@@ -203,7 +284,7 @@ public final class MarkdownFolder {
           : labels.computeIfAbsent(chapterDir(path, layout.pagesRoot()), dir -> label(dir, load));
       pages.add(MarkdownReader.read(path, text, label, baseUrl, layout));
     }
-    return new Folder(pages, drafts, null);
+    return new Folder(pages, drafts, List.of(), List.of());
   }
 
   /**

@@ -352,6 +352,27 @@ class MainTest {
   }
 
   @Test
+  @DisplayName("ingest of a repository whose book is a Docusaurus site in book/: the book's pages only, and the run"
+      + " names the site and the Markdown files beside it that it left out")
+  void siteInASubfolder() throws Exception {
+    Path repo = work.resolve("repo");
+    Files.createDirectories(repo.resolve("book/docs/module-1"));
+    Files.createDirectories(repo.resolve("specs/001-book"));
+    Files.writeString(repo.resolve("book/docusaurus.config.ts"), "export default {};\n");
+    Files.writeString(repo.resolve("book/docs/module-1/gait.md"), "# Gait\n\n## Zero moment point\n\nKeep the ZMP inside"
+        + " the support polygon.\n");
+    Files.writeString(repo.resolve("specs/001-book/spec.md"), "# Spec\n\nThe book explains the zero moment point.\n");
+    Files.writeString(repo.resolve("CLAUDE.md"), "# Agent rules\n\nWrite about the zero moment point.\n");
+
+    Run ingest = run("ingest", repo.toString(), "--collection", "nested");
+    assertThat(ingest.code()).as(ingest.err()).isZero();
+    assertThat(ingest.err()).contains("note: Docusaurus site: only what it publishes is read (book/docs/, book/blog/,"
+        + " book/src/pages/)", "note: 2 Markdown files outside the site not ingested (ingest their folder for them):"
+        + " CLAUDE.md, specs/001-book/spec.md");
+    assertThat(ingest.out()).contains("1 page (1 new");
+  }
+
+  @Test
   @DisplayName("eval writes a JSON report and exits 1 when a test misses its own success_criteria")
   void evalReportAndCriteria() throws Exception {
     Path tests = work.resolve("tests.json");

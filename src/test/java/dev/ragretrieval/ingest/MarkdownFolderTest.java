@@ -99,6 +99,53 @@ class MarkdownFolderTest {
   }
 
   @Test
+  @DisplayName("a repository whose book is a site in a subfolder (book/, website/): the site's pages with its folder"
+      + " in their paths, or with --base-url its addresses; the specs, prompts and notes beside it are named, not read")
+  void siteInASubfolder() throws Exception {
+    write("book/docs/module-1/01-intro.md", "book/docs/module-1/02-nodes.md", "book/blog/2025-01-02-launch.md",
+        "book/README.md", "specs/001-textbook/spec.md", "history/prompts/0001-write-chapter.prompt.md", "CLAUDE.md",
+        "backend/README.md", "README.md");
+    Files.writeString(root.resolve("book/docusaurus.config.ts"), "export default {};\n");
+
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, null);
+    assertThat(folder.pages()).extracting(Page::sourceUrl, Page::documentId, Page::chapter).containsExactly(
+        tuple("book/blog/2025-01-02-launch", "book/blog/2025-01-02-launch", "blog"),
+        tuple("book/docs/module-1/01-intro", "book/docs/module-1/01-intro", "module-1"),
+        tuple("book/docs/module-1/02-nodes", "book/docs/module-1/02-nodes", "module-1"));
+    assertThat(folder.readAs()).singleElement().satisfies(site -> {
+      assertThat(site.generator()).isEqualTo(MarkdownFolder.Generator.DOCUSAURUS);
+      assertThat(site.folders()).containsExactly("book/docs/", "book/blog/", "book/src/pages/");
+    });
+    assertThat(folder.leftOut()).containsExactly("CLAUDE.md", "backend/README.md", "book/README.md",
+        "history/prompts/0001-write-chapter.prompt.md", "specs/001-textbook/spec.md");
+
+    // the site's published address: the pages' addresses there, as if its folder had been given
+    assertThat(MarkdownFolder.site(root, "https://example.org/").pages()).extracting(Page::sourceUrl)
+        .containsExactly("https://example.org/blog/2025/01/02/launch", "https://example.org/docs/module-1/intro",
+            "https://example.org/docs/module-1/nodes");
+
+    // a second site two levels down: both are read; one address cannot serve both
+    write("apps/handbook/docs/guide.md");
+    Files.writeString(root.resolve("apps/handbook/mkdocs.yml"), "site_name: Handbook\n");
+    assertThat(MarkdownFolder.site(root, null).pages()).extracting(Page::sourceUrl)
+        .containsExactly("apps/handbook/docs/guide", "book/blog/2025-01-02-launch", "book/docs/module-1/01-intro",
+            "book/docs/module-1/02-nodes");
+    assertThatThrownBy(() -> MarkdownFolder.site(root, "https://example.org/"))
+        .isInstanceOfSatisfying(ServiceException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_REQUEST))
+        .hasMessage("the folder holds 2 sites (apps/handbook/, book/): ingest each of those folders with its own"
+            + " --base-url");
+  }
+
+  @Test
+  @DisplayName("a generator's settings in a subfolder whose site has no page (a template) leave the folder read whole")
+  void settingsWithoutPages() throws Exception {
+    write("guide/setup.md", "guide/usage.md", "template/docusaurus.config.js", "template/docs/.gitkeep");
+    assertThat(MarkdownFolder.site(root, null).pages()).extracting(Page::sourceUrl)
+        .containsExactly("guide/setup", "guide/usage");
+    assertThat(MarkdownFolder.site(root, null).readAs()).isEmpty();
+  }
+
+  @Test
   @DisplayName("a draft (draft: true in its front matter) is not read, and the folder names it")
   void draftsAreLeftOut() throws Exception {
     Files.createDirectories(root.resolve("docs/m1"));
@@ -128,7 +175,7 @@ class MarkdownFolderTest {
     Files.writeString(root.resolve("mkdocs.yml"), "site_name: Book\ndocs_dir: 'pages'  # not docs\n"
         + "markdown_extensions:\n  - pymdownx.emoji:\n      emoji_index: !!python/name:material.extensions.emoji.twemoji\n");
     MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org/");
-    assertThat(folder.readAs().generator()).isEqualTo(MarkdownFolder.Generator.MKDOCS);
+    assertThat(folder.readAs().get(0).generator()).isEqualTo(MarkdownFolder.Generator.MKDOCS);
     assertThat(folder.pages()).extracting(Page::sourceUrl, Page::chapter).containsExactly(
         tuple("https://book.example.org/01-intro/", null),
         tuple("https://book.example.org/guide/", "guide"),
@@ -201,7 +248,7 @@ class MarkdownFolderTest {
     Files.delete(root.resolve("astro.config.mjs"));
     write("docs/.vitepress/config.mts", "docs/index.md", "docs/guide/setup.md", "CONTRIBUTING.md");
     MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org");
-    assertThat(folder.readAs().generator()).isEqualTo(MarkdownFolder.Generator.VITEPRESS);
+    assertThat(folder.readAs().get(0).generator()).isEqualTo(MarkdownFolder.Generator.VITEPRESS);
     assertThat(folder.pages()).extracting(Page::sourceUrl, Page::chapter).containsExactly(
         tuple("https://book.example.org/guide/setup.html", "guide"),
         tuple("https://book.example.org/", null));
