@@ -36,16 +36,26 @@ final class DocusaurusPath {
    * @param parseNumberPrefixes false when the front matter turns prefix parsing off
    */
   static String of(String relativePath, String slug, String id, boolean parseNumberPrefixes) {
-    if (relativePath.startsWith("blog/")) {
-      return blogPost(relativePath.substring("blog/".length()), slug);
+    return of(DocusaurusSite.DEFAULT, relativePath, slug, id, parseNumberPrefixes);
+  }
+
+  /**
+   * As {@link #of(String, String, String, boolean)}, for a site whose settings move its folders or
+   * routes: docs served from the site's root ({@code routeBasePath: '/'}), a docs folder of another
+   * name, more docs instances, another blog route.
+   */
+  static String of(DocusaurusSite site, String relativePath, String slug, String id, boolean parseNumberPrefixes) {
+    if (site.blog() != null && relativePath.startsWith(site.blog().folder())) {
+      return blogPost(site.blog().route(), relativePath.substring(site.blog().folder().length()), slug);
     }
-    if (relativePath.startsWith("src/pages/")) {
+    if (site.pages() && relativePath.startsWith("src/pages/")) {
       // a standalone Markdown page: its path below src/pages is its address
       return relativePath.substring("src/pages/".length()).replaceFirst("(^|/)index\\.mdx?$", "$1")
           .replaceFirst("\\.mdx?$", "");
     }
-    String root = relativePath.startsWith("docs/") ? "docs" : "";
-    String source = root.isEmpty() ? relativePath : relativePath.substring(root.length() + 1);
+    DocusaurusSite.Route docs = site.docsOf(relativePath);
+    String root = docs == null ? "" : docs.route();
+    String source = docs == null ? relativePath : relativePath.substring(docs.folder().length());
     int slash = source.lastIndexOf('/');
     String dir = slash < 0 ? "" : source.substring(0, slash);
     String fileName = source.substring(slash + 1).replaceFirst("\\.mdx?$", "");
@@ -70,15 +80,16 @@ final class DocusaurusPath {
    * A blog post of a site's blog/ folder: its front matter's slug, else the date in its path as
    * /YYYY/MM/DD/ before the rest ("2024-01-15-hello.md" is blog/2024/01/15/hello).
    */
-  private static String blogPost(String source, String slug) {
+  private static String blogPost(String route, String source, String slug) {
+    String blog = route.isEmpty() ? "" : route + "/";
     if (slug != null) {
-      return "blog/" + slug.replaceFirst("^/+", "");
+      return blog + slug.replaceFirst("^/+", "");
     }
     Matcher dated = BLOG_DATE.matcher(source);
     if (dated.matches()) {
-      return "blog/" + dated.group(2).replace('-', '/') + "/" + dated.group(1) + dated.group(3);
+      return blog + dated.group(2).replace('-', '/') + "/" + dated.group(1) + dated.group(3);
     }
-    return "blog/" + source.replaceFirst("(/index)?\\.mdx?$", "");
+    return blog + source.replaceFirst("(/index)?\\.mdx?$", "");
   }
 
   private static boolean categoryIndex(String fileName, String dir) {

@@ -42,12 +42,17 @@ public final class MarkdownFolder {
    * it), the folder whose first subfolders are the chapters ({@code pagesRoot}), a file that is the
    * site's table of contents, not a page ({@code contents}, or null), and what ends a page's address
    * after its name ({@code pageSuffix}: "/", ".html" or nothing, as the generator's settings say;
-   * null where {@link DocusaurusPath}'s rules apply).
+   * null where {@link DocusaurusPath}'s rules apply), and for those the Docusaurus site's folders and
+   * routes ({@code docusaurus}; its defaults for a plain folder, null for the other generators).
    */
   public record Layout(Generator generator, List<String> folders, String pagesRoot, String contents,
-      String pageSuffix) {
+      String pageSuffix, DocusaurusSite docusaurus) {
     /** A folder of pages, or a Docusaurus docs/ folder inside it. */
-    static final Layout PLAIN = new Layout(null, null, "docs/", null, null);
+    static final Layout PLAIN = new Layout(null, null, "docs/", null, null, DocusaurusSite.DEFAULT);
+
+    Layout(Generator generator, List<String> folders, String pagesRoot, String contents, String pageSuffix) {
+      this(generator, folders, pagesRoot, contents, pageSuffix, null);
+    }
   }
 
   /** The site generators whose repositories are recognised, by the name their users know. */
@@ -142,7 +147,8 @@ public final class MarkdownFolder {
       List<String> published = layout.folders() == null ? List.of("")
           : folder.readAs().get(0).folders();
       List<String> prefixed = published.stream().map(f -> prefix + f).toList();
-      readAs.add(new Layout(layout.generator(), prefixed, prefix + layout.pagesRoot(), null, layout.pageSuffix()));
+      readAs.add(new Layout(layout.generator(), prefixed, prefix + layout.pagesRoot(), null, layout.pageSuffix(),
+          layout.docusaurus()));
       read.addAll(prefixed);
     }
     if (pages.isEmpty()) {
@@ -294,8 +300,15 @@ public final class MarkdownFolder {
    * its .vitepress/ settings. Anything else is a plain folder of pages.
    */
   static Layout layout(Path root) {
-    if (anyConfig(root, "docusaurus.config.")) {
-      return new Layout(Generator.DOCUSAURUS, List.of("docs/", "blog/", "src/pages/"), "docs/", null, null);
+    Path docusaurus = config(root, "docusaurus.config.");
+    if (docusaurus != null) {
+      DocusaurusSite site = DocusaurusSite.DEFAULT;
+      try {
+        site = DocusaurusSite.of(Files.readString(docusaurus));
+      } catch (IOException e) {
+        // unreadable settings: Docusaurus' defaults
+      }
+      return new Layout(Generator.DOCUSAURUS, site.folders(), site.pagesRoot(), null, null, site);
     }
     for (String name : new String[] {"mkdocs.yml", "mkdocs.yaml"}) {
       if (Files.isRegularFile(root.resolve(name))) {

@@ -120,9 +120,12 @@ public final class MarkdownReader {
     String title = first(data, "title");
     String sourceUrl = documentId;
     if (baseUrl != null && !baseUrl.isBlank()) {
-      String path = layout.generator() == null || layout.generator() == MarkdownFolder.Generator.DOCUSAURUS
-          ? DocusaurusPath.of(relativePath, first(data, "slug"), first(data, "id"),
-              !"false".equalsIgnoreCase(first(data, "parse_number_prefixes")))
+      DocusaurusSite site = layout.docusaurus();
+      // the page's front matter overrides the site's numberPrefixParser setting
+      String prefixes = first(data, "parse_number_prefixes");
+      String path = site != null
+          ? DocusaurusPath.of(site, relativePath, first(data, "slug"), first(data, "id"),
+              prefixes == null ? site.numberPrefixes() : !"false".equalsIgnoreCase(prefixes))
           : SitePath.of(layout, relativePath, first(data, "slug"));
       sourceUrl = baseUrl.replaceAll("/+$", "") + "/" + path;
     }
