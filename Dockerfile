@@ -26,7 +26,8 @@ COPY --from=build /src/conf/config.yaml /app/conf/config.yaml
 
 # Everything written at run time goes to /tmp, /data or the DJL cache, so the container also runs
 # with a read-only root filesystem (mount writable volumes there, as k8s/base/deployment.yaml does).
-# ONNX Runtime unpacks its native library into java.io.tmpdir, the tokenizer's into DJL_CACHE_DIR.
+# ONNX Runtime unpacks its native library into java.io.tmpdir (removed once loaded), the tokenizer's
+# into DJL_CACHE_DIR.
 ENV RAG_HTTP_PORT=8080 \
     RAG_CONFIG=/app/conf/config.yaml \
     RAG_DATA_DIR=/data \

@@ -13,10 +13,11 @@ import java.util.Locale;
 /**
  * Loads ONNX Runtime's native libraries from a temporary folder that is removed again as soon as
  * they are loaded. ONNX Runtime (1.20) copies them into a folder of its own and has the JVM delete
- * it at exit, the folder before the files in it, so every start left an empty
- * {@code onnxruntime-java*} folder in the temp directory (hundreds after a test run). Given the
- * libraries' folder ({@code onnxruntime.native.path}), it copies nothing and removes its own empty
- * one at once. A path set by the user is left alone, as are platforms whose libraries the jar lacks.
+ * the files and the folder at exit, the folder first, while it still holds them: every start left
+ * an {@code onnxruntime-java*} folder in the temp directory (hundreds after a test run). Given the
+ * libraries' folder ({@code onnxruntime.native.path}), it copies nothing there, and its empty
+ * folder goes at exit. A path set by the user is left alone, as are platforms whose libraries the
+ * jar lacks.
  */
 final class OnnxNatives {
 
