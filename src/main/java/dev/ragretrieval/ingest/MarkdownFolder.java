@@ -53,6 +53,12 @@ public final class MarkdownFolder {
     Layout(Generator generator, List<String> folders, String pagesRoot, String contents, String pageSuffix) {
       this(generator, folders, pagesRoot, contents, pageSuffix, null);
     }
+
+    /** The folder whose first subfolders are the chapters of the page at {@code path}: its docs instance's. */
+    String pagesRootOf(String path) {
+      DocusaurusSite.Route docs = docusaurus == null ? null : docusaurus.docsOf(path);
+      return docs == null ? pagesRoot : docs.folder();
+    }
   }
 
   /** The site generators whose repositories are recognised, by the name their users know. */
@@ -285,9 +291,9 @@ public final class MarkdownFolder {
         drafts.add(path);
         continue;
       }
-      String chapter = MarkdownReader.chapterOf(MarkdownReader.withoutExtension(path), layout.pagesRoot());
+      String chapter = MarkdownReader.chapterOf(MarkdownReader.withoutExtension(path), layout.pagesRootOf(path));
       String label = chapter == null ? null
-          : labels.computeIfAbsent(chapterDir(path, layout.pagesRoot()), dir -> label(dir, load));
+          : labels.computeIfAbsent(chapterDir(path, layout.pagesRootOf(path)), dir -> label(dir, load));
       pages.add(MarkdownReader.read(path, text, label, baseUrl, layout));
     }
     return new Folder(pages, drafts, List.of(), List.of());

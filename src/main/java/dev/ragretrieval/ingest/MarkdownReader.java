@@ -163,7 +163,7 @@ public final class MarkdownReader {
       links += linkChars.getOrDefault(node, 0);
     }
     addSection(sections, heading, parent, text, links);
-    return new Page(sourceUrl, documentId, title, chapterOf(documentId, layout.pagesRoot()), chapterLabel, "markdown",
+    return new Page(sourceUrl, documentId, title, chapterOf(documentId, layout.pagesRootOf(relativePath)), chapterLabel, "markdown",
         sections);
   }
 

@@ -1,6 +1,7 @@
 package dev.ragretrieval.ingest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.ragretrieval.ingest.DocusaurusSite.Route;
 import java.nio.file.Files;
@@ -142,5 +143,30 @@ class DocusaurusSiteTest {
 
     assertThat(MarkdownFolder.site(root, "https://book.example.org/").pages()).extracting(Page::sourceUrl)
         .containsExactly("https://book.example.org/module-1/gait", "https://book.example.org/intro");
+  }
+
+  @Test
+  @DisplayName("a site of several books, one docs instance each and the preset's docs off: each book's chapters are"
+      + " the folders below its own docs folder, and its addresses its route's")
+  void booksAsInstances(@TempDir Path root) throws Exception {
+    Files.writeString(root.resolve("docusaurus.config.ts"), """
+        export default {
+          presets: [['classic', {docs: false, blog: false}]],
+          plugins: [
+            ['@docusaurus/plugin-content-docs', {id: 'gait', path: 'docs/books/gait', routeBasePath: 'books/gait'}],
+            ['@docusaurus/plugin-content-docs', {id: 'hands', path: 'docs/books/hands', routeBasePath: 'books/hands'}],
+          ],
+        };
+        """);
+    for (String page : new String[] {"docs/books/gait/01-balance/01-zmp.md", "docs/books/hands/02-grasping/index.md"}) {
+      Files.createDirectories(root.resolve(page).getParent());
+      Files.writeString(root.resolve(page), "# Page\n\nText.\n");
+    }
+    Files.writeString(root.resolve("docs/books/hands/02-grasping/_category_.json"), "{\"label\": \"Grasping\"}");
+
+    assertThat(MarkdownFolder.site(root, "https://robots.example.org").pages())
+        .extracting(Page::sourceUrl, Page::chapter, Page::chapterLabel).containsExactly(
+            tuple("https://robots.example.org/books/gait/balance/zmp", "01-balance", null),
+            tuple("https://robots.example.org/books/hands/grasping/", "02-grasping", "Grasping"));
   }
 }
