@@ -220,8 +220,8 @@ public final class MarkdownFolder {
   /**
    * Every file under {@code root}. Hidden folders, node_modules and Python virtual environments are
    * not entered ({@link #skipped}: a site's repository holds tens of thousands of files there, none
-   * of them a page); linked folders are, as
-   * the generators follow them, but not a link back to a folder above it (walked already).
+   * of them a page); linked folders are, as the generators follow them, but not a link back to a
+   * folder above (walked already).
    */
   private static List<Path> files(Path root) throws IOException {
     List<Path> files = new ArrayList<>();

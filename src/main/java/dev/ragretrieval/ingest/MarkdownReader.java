@@ -163,8 +163,8 @@ public final class MarkdownReader {
       links += linkChars.getOrDefault(node, 0);
     }
     addSection(sections, heading, parent, text, links);
-    return new Page(sourceUrl, documentId, title, chapterOf(documentId, layout.pagesRootOf(relativePath)), chapterLabel, "markdown",
-        sections);
+    return new Page(sourceUrl, documentId, title, chapterOf(documentId, layout.pagesRootOf(relativePath)), chapterLabel,
+        "markdown", sections);
   }
 
   /** A Markdown page's path without its extension: .md, .mdx, or .markdown (MkDocs, Jekyll, Hugo). */
