@@ -268,8 +268,8 @@ public final class IngestCommand implements Callable<Integer> {
             + String.join(", ", site.folders()) + ")");
       }
       if (!folder.leftOut().isEmpty()) {
-        cli.err().println("note: " + Ingestor.plural(folder.leftOut().size(), "Markdown file") + " outside the site"
-            + (folder.readAs().size() > 1 ? "s" : "") + " not ingested (ingest their folder for them): "
+        cli.err().println("note: " + Ingestor.plural(folder.leftOut().size(), "Markdown file") + " beside what the site"
+            + (folder.readAs().size() > 1 ? "s publish" : " publishes") + " not ingested (ingest their folder for them): "
             + Ingestor.firstFive(folder.leftOut()));
       }
       if (!folder.drafts().isEmpty()) {

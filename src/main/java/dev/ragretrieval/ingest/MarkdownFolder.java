@@ -18,8 +18,10 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -97,7 +99,7 @@ public final class MarkdownFolder {
   /**
    * A folder's pages; the drafts among its files, which are not read; the generators' sites whose
    * published folders alone were read (their folders as seen from the given one; empty when the whole
-   * folder was read); and the Markdown files outside the sites found in its subfolders, not read.
+   * folder was read); and the Markdown files beside what those sites publish, not read.
    */
   public record Folder(List<Page> pages, List<String> drafts, List<Layout> readAs, List<String> leftOut) {
     public Folder {
@@ -196,12 +198,17 @@ public final class MarkdownFolder {
         .sorted()
         .toList();
     List<Layout> readAs = List.of();
+    List<String> leftOut = List.of();
     if (layout.folders() != null) {
       List<String> published = paths.stream()
           .filter(path -> layout.folders().stream().anyMatch(path::startsWith) && !path.equals(layout.contents()))
           .toList();
-      readAs = published.isEmpty() ? List.of() : List.of(layout);
-      paths = published.isEmpty() ? paths : published;
+      if (!published.isEmpty()) {
+        readAs = List.of(layout);
+        Set<String> kept = new HashSet<>(published);
+        leftOut = paths.stream().filter(path -> !kept.contains(path) && !path.equals(layout.contents())).toList();
+        paths = published;
+      }
     }
     Folder folder = collect(paths, layout, relative -> {
       Path file = root.resolve(relative);
@@ -214,7 +221,7 @@ public final class MarkdownFolder {
         throw new UncheckedIOException(e);
       }
     }, baseUrl);
-    return new Folder(folder.pages(), folder.drafts(), readAs, List.of());
+    return new Folder(folder.pages(), folder.drafts(), readAs, leftOut);
   }
 
   /**

@@ -77,6 +77,8 @@ class MarkdownFolderTest {
     Files.writeString(root.resolve("docusaurus.config.ts"), "export default {};\n");
     assertThat(MarkdownFolder.read(root, null)).extracting(Page::sourceUrl)
         .containsExactly("blog/2024-01-01-hello", "docs/m1/intro", "src/pages/about");
+    assertThat(MarkdownFolder.site(root, null).leftOut())
+        .containsExactly("CLAUDE.md", "history/prompts/1.md", "specs/001-book/spec.md");
   }
 
   @Test
