@@ -52,6 +52,7 @@ import org.apache.lucene.search.BooleanClause.Occur;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.KnnFloatVectorQuery;
+import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.MatchNoDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
@@ -91,6 +92,15 @@ final class LuceneCollection implements AutoCloseable {
    * dense MRR@10 0.899 against 0.919 with a wider beam. Qdrant searches such small segments exactly.
    */
   private static final int MIN_BEAM = 100;
+  /**
+   * Up to this many vector floats (20,000 KB of them, Qdrant's default indexing threshold, under
+   * which a segment keeps a plain index and is searched exactly), every vector is scored: no HNSW
+   * walk, so no nearest chunk missed, whatever graph an ingest built. A book's 1,000 chunks of 384
+   * floats are 1.5 MB; 13,000 of them is the most searched this way. With the beam above, one
+   * ingest of a 989-chunk book missed a question's nearest chunk altogether (rank 1 of 100 with a
+   * wider beam) where the next ingest of the same pages found it first.
+   */
+  static final long EXACT_FLOATS = 20_000L * 1024 / Float.BYTES;
 
   /** A new name for the new analysis, so an index analysed the old way is not queried the new way. */
   static final String KEYWORDS = "keyword_text";
@@ -369,10 +379,17 @@ final class LuceneCollection implements AutoCloseable {
   }
 
   /**
-   * The {@code n} nearest documents that pass {@code filter}, best first. The beam is four times the
-   * list (as the dense search always had), and never under {@link #MIN_BEAM}.
+   * The {@code n} nearest documents that pass {@code filter}, best first: exactly in a collection up
+   * to {@link #EXACT_FLOATS}, else by the HNSW graph with a beam four times the list (as the dense
+   * search always had), and never under {@link #MIN_BEAM}.
    */
   private static ScoreDoc[] nearest(IndexSearcher searcher, float[] vector, int n, Query filter) throws IOException {
+    int docs = searcher.getIndexReader().numDocs();
+    if ((long) docs * vector.length <= EXACT_FLOATS) {
+      // Lucene scores a segment exactly when no more documents pass the filter than it is asked for
+      Query all = new KnnFloatVectorQuery(VECTOR, vector, Math.max(1, docs), filter == null ? new MatchAllDocsQuery() : filter);
+      return searcher.search(all, n).scoreDocs;
+    }
     int beam = Math.max(4 * n, MIN_BEAM);
     ScoreDoc[] found = searcher.search(new KnnFloatVectorQuery(VECTOR, vector, beam, filter), beam).scoreDocs;
     return found.length <= n ? found : java.util.Arrays.copyOf(found, n);
