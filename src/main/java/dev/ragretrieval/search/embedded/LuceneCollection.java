@@ -93,14 +93,14 @@ final class LuceneCollection implements AutoCloseable {
    */
   private static final int MIN_BEAM = 100;
   /**
-   * Up to this many vector floats (20,000 KB of them, Qdrant's default indexing threshold, under
+   * Up to this many vector floats (10,000 KB of them: Qdrant's default indexing threshold, under
    * which a segment keeps a plain index and is searched exactly), every vector is scored: no HNSW
    * walk, so no nearest chunk missed, whatever graph an ingest built. A book's 1,000 chunks of 384
-   * floats are 1.5 MB; 13,000 of them is the most searched this way. With the beam above, one
-   * ingest of a 989-chunk book missed a question's nearest chunk altogether (rank 1 of 100 with a
-   * wider beam) where the next ingest of the same pages found it first.
+   * floats are 1.5 MB; 6,666 of them are the most searched this way. With the beam above, one
+   * ingest of a 989-chunk book left a question's nearest chunk out of its top 10 (first with a beam
+   * of 400) where the next ingest of the same pages found it first.
    */
-  static final long EXACT_FLOATS = 20_000L * 1024 / Float.BYTES;
+  static final long EXACT_FLOATS = 10_000L * 1024 / Float.BYTES;
 
   /** A new name for the new analysis, so an index analysed the old way is not queried the new way. */
   static final String KEYWORDS = "keyword_text";
@@ -387,7 +387,8 @@ final class LuceneCollection implements AutoCloseable {
     int docs = searcher.getIndexReader().numDocs();
     if ((long) docs * vector.length <= EXACT_FLOATS) {
       // Lucene scores a segment exactly when no more documents pass the filter than it is asked for
-      Query all = new KnnFloatVectorQuery(VECTOR, vector, Math.max(1, docs), filter == null ? new MatchAllDocsQuery() : filter);
+      Query all = new KnnFloatVectorQuery(VECTOR, vector, Math.max(1, docs),
+          filter == null ? new MatchAllDocsQuery() : filter);
       return searcher.search(all, n).scoreDocs;
     }
     int beam = Math.max(4 * n, MIN_BEAM);
