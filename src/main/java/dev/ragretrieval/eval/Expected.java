@@ -6,8 +6,9 @@ import io.vertx.core.json.JsonObject;
  * One right answer of a test. The object form names what it checks ({@code chunk_id},
  * {@code source_url}, {@code section}; all given parts must match). The string form ({@code text})
  * is read per result: a chunk id, {@code source_url#section}, a source_url, or a section title.
- * A source matches the full source_url or the end of its path ({@code .md}/{@code .html} and a
- * trailing slash ignored); sections compare case-insensitively.
+ * A source matches the full source_url or the end of its path ({@code .md}/{@code .html}, a
+ * trailing slash and a last {@code /index} or {@code /README} ignored: a folder's index page is
+ * the folder's address); sections compare case-insensitively.
  */
 public record Expected(String chunkId, String sourceUrl, String section, String text) {
 
@@ -87,7 +88,9 @@ public record Expected(String chunkId, String sourceUrl, String section, String 
   }
 
   private static String normalize(String url) {
-    return url.strip().replaceFirst("^\\./", "").replaceFirst("/+$", "").replaceFirst("\\.(mdx?|markdown|html?)$", "");
+    // a folder's index page is the folder: docs/m1/index.md is served at docs/m1/
+    return url.strip().replaceFirst("^\\./", "").replaceFirst("/+$", "").replaceFirst("\\.(mdx?|markdown|html?)$", "")
+        .replaceFirst("(?<=.)/(?i:index|readme)$", "");
   }
 
   private static boolean sameText(String actual, String expected) {

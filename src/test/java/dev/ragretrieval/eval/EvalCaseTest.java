@@ -84,6 +84,14 @@ class EvalCaseTest {
     assertThat(Expected.of("m1/qos#Durability").matches(chunk)).isTrue();
     assertThat(Expected.of("m1/qos#History").matches(chunk)).isFalse();
     assertThat(Expected.of("os").matches(chunk)).as("a path end is whole segments").isFalse();
+
+    // a folder's index page, named by its file, is the folder's address on the built site
+    JsonObject built = chunk("u#0", "http://127.0.0.1:3000/docs/intro/humanoid-landscape/", "Platforms");
+    assertThat(Expected.of("docs/intro/humanoid-landscape/index").matches(built)).isTrue();
+    assertThat(Expected.of("docs/intro/humanoid-landscape/index.md").matches(built)).isTrue();
+    assertThat(Expected.of("intro/README.md").matches(chunk("u#1", "https://site/intro/", "Intro"))).isTrue();
+    assertThat(Expected.of("docs/intro/index").matches(built)).as("another folder's index").isFalse();
+    assertThat(Expected.of("index").matches(built)).as("a bare index names no folder").isFalse();
   }
 
   @Test
