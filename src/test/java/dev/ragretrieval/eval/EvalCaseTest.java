@@ -92,6 +92,7 @@ class EvalCaseTest {
     assertThat(Expected.of("intro/README.md").matches(chunk("u#1", "https://site/intro/", "Intro"))).isTrue();
     assertThat(Expected.of("docs/intro/index").matches(built)).as("another folder's index").isFalse();
     assertThat(Expected.of("index").matches(built)).as("a bare index names no folder").isFalse();
+    assertThat(Expected.of("index.html").matches(chunk("u#2", "https://site/index.html", "Home"))).isTrue();
   }
 
   @Test
