@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -113,13 +114,14 @@ public final class MarkdownFolder {
    * in the front matter): Docusaurus does not publish them, so an answer must not cite them.
    */
   public static Folder site(Path root, String baseUrl) throws IOException {
-    if (layout(root) == Layout.PLAIN) {
+    Layout layout = layout(root);
+    if (layout == Layout.PLAIN) {
       Folder nested = nestedSites(root, baseUrl);
       if (nested != null) {
         return nested;
       }
     }
-    return siteAt(root, baseUrl);
+    return siteAt(root, layout, baseUrl);
   }
 
   /**
@@ -129,19 +131,20 @@ public final class MarkdownFolder {
    * read, and {@link Folder#leftOut} names it. Null when no such site holds a page.
    */
   private static Folder nestedSites(Path root, String baseUrl) throws IOException {
-    List<String> sites = new ArrayList<>();
+    Map<String, Layout> sites = new LinkedHashMap<>();
     findSites(root, root, 2, sites);
     if (sites.size() > 1 && baseUrl != null) {
       throw new ServiceException(ErrorCode.INVALID_REQUEST, "the folder holds " + sites.size() + " sites ("
-          + String.join("/, ", sites) + "/): ingest each of those folders with its own --base-url");
+          + String.join("/, ", sites.keySet()) + "/): ingest each of those folders with its own --base-url");
     }
     List<Page> pages = new ArrayList<>();
     List<String> drafts = new ArrayList<>();
     List<Layout> readAs = new ArrayList<>();
     List<String> read = new ArrayList<>();
-    for (String site : sites) {
-      Folder folder = siteAt(root.resolve(site), baseUrl);
-      Layout layout = layout(root.resolve(site));
+    for (Map.Entry<String, Layout> entry : sites.entrySet()) {
+      String site = entry.getKey();
+      Layout layout = entry.getValue();
+      Folder folder = siteAt(root.resolve(site), layout, baseUrl);
       // a settings file whose site publishes no page (a template, a test fixture) is no site
       if (folder.pages().isEmpty() || layout.folders() != null && folder.readAs().isEmpty()) {
         continue;
@@ -152,8 +155,7 @@ public final class MarkdownFolder {
             page.pageTitle(), page.chapter(), page.chapterLabel(), page.sourceType(), page.sections()));
       }
       folder.drafts().forEach(draft -> drafts.add(prefix + draft));
-      List<String> published = layout.folders() == null ? List.of("")
-          : folder.readAs().get(0).folders();
+      List<String> published = layout.folders() == null ? List.of("") : layout.folders();
       List<String> prefixed = published.stream().map(f -> prefix + f).toList();
       readAs.add(new Layout(layout.generator(), prefixed, prefix + layout.pagesRoot(), null, layout.pageSuffix(),
           layout.docusaurus()));
@@ -163,7 +165,7 @@ public final class MarkdownFolder {
       return null;
     }
     List<String> leftOut = files(root).stream()
-        .map(file -> root.relativize(file).toString().replace('\\', '/'))
+        .map(file -> relative(root, file))
         .filter(path -> isPage(path, true) && read.stream().noneMatch(path::startsWith))
         .sorted()
         .toList();
@@ -171,29 +173,34 @@ public final class MarkdownFolder {
   }
 
   /** Adds the folders below {@code folder} (down to {@code depth} levels) that hold a generator's settings. */
-  private static void findSites(Path root, Path folder, int depth, List<String> sites) throws IOException {
+  private static void findSites(Path root, Path folder, int depth, Map<String, Layout> sites) throws IOException {
     List<Path> children;
     try (Stream<Path> list = Files.list(folder)) {
       children = list.filter(Files::isDirectory).filter(dir -> !skipped(dir)).sorted().toList();
     }
     for (Path child : children) {
-      if (layout(child) != Layout.PLAIN) {
-        sites.add(root.relativize(child).toString().replace('\\', '/'));
+      Layout layout = layout(child);
+      if (layout != Layout.PLAIN) {
+        sites.put(relative(root, child), layout);
       } else if (depth > 1) {
         findSites(root, child, depth - 1, sites);
       }
     }
   }
 
-  private static Folder siteAt(Path root, String baseUrl) throws IOException {
+  /** {@code path} below {@code root}, with forward slashes. */
+  private static String relative(Path root, Path path) {
+    return root.relativize(path).toString().replace('\\', '/');
+  }
+
+  private static Folder siteAt(Path root, Layout layout, String baseUrl) throws IOException {
     List<String> paths;
     // a Docsify site's README.md is its home page, not a description of the repository
     boolean docsify = says(root.resolve("index.html"), DOCSIFY);
-    Layout layout = layout(root);
     // Docusaurus publishes .md and .mdx only; MkDocs, Hugo and Jekyll read .markdown too
     boolean markdownSuffix = layout.generator() != Generator.DOCUSAURUS;
     paths = files(root).stream()
-        .map(file -> root.relativize(file).toString().replace('\\', '/'))
+        .map(file -> relative(root, file))
         .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md"))
         .sorted()
         .toList();
