@@ -31,7 +31,10 @@ import org.commonmark.node.SoftLineBreak;
 import org.commonmark.node.Text;
 import org.commonmark.node.ThematicBreak;
 import org.commonmark.parser.Parser;
+import org.commonmark.renderer.NodeRenderer;
+import org.commonmark.renderer.text.TextContentNodeRendererContext;
 import org.commonmark.renderer.text.TextContentRenderer;
+import org.commonmark.renderer.text.TextContentWriter;
 import org.jsoup.Jsoup;
 
 /**
@@ -47,7 +50,8 @@ public final class MarkdownReader {
   private static final List<org.commonmark.Extension> EXTENSIONS =
       List.of(YamlFrontMatterExtension.create(), TablesExtension.create());
   private static final Parser PARSER = Parser.builder().extensions(EXTENSIONS).build();
-  private static final TextContentRenderer TEXT = TextContentRenderer.builder().extensions(EXTENSIONS).build();
+  private static final TextContentRenderer TEXT = TextContentRenderer.builder().extensions(EXTENSIONS)
+      .nodeRendererFactory(CodeLines::new).build();
 
   private static final Pattern EXTENSION = Pattern.compile("(?i)\\.(mdx?|markdown)$");
   private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~).*");
@@ -476,7 +480,8 @@ public final class MarkdownReader {
     if (node instanceof TableBlock table) {
       return tableText(table);
     }
-    return TEXT.render(node).strip();
+    // a blank line of a code block in a list item gets the item's indent, and nothing after it
+    return BLANK_LINES.matcher(TEXT.render(node).strip()).replaceAll("");
   }
 
   /**
@@ -575,5 +580,38 @@ public final class MarkdownReader {
       value = value.substring(1, value.length() - 1);
     }
     return value;
+  }
+
+  /**
+   * A code block written line by line, so that inside a list item every line gets the item's
+   * indent: the text renderer writes the block in one piece, and only its first line was indented,
+   * which broke the relative indentation of code (Python, YAML) in numbered steps.
+   */
+  private static final class CodeLines implements NodeRenderer {
+
+    private final TextContentWriter writer;
+
+    CodeLines(TextContentNodeRendererContext context) {
+      this.writer = context.getWriter();
+    }
+
+    @Override
+    public Set<Class<? extends Node>> getNodeTypes() {
+      return Set.of(FencedCodeBlock.class, IndentedCodeBlock.class);
+    }
+
+    @Override
+    public void render(Node node) {
+      String literal = node instanceof FencedCodeBlock fenced
+          ? fenced.getLiteral() : ((IndentedCodeBlock) node).getLiteral();
+      String[] lines = literal.stripTrailing().split("\n", -1);
+      for (int i = 0; i < lines.length; i++) {
+        if (i > 0) {
+          writer.line();
+        }
+        writer.write(lines[i]);
+      }
+      writer.block();
+    }
   }
 }

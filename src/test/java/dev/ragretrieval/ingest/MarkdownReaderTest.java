@@ -296,6 +296,17 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("a code block inside a list item keeps its own indentation on every line, below the item's")
+  void codeInListItems() {
+    String md = "## Steps\n\n1. Create the node:\n\n   ```python\n   class Node:\n       def run(self):\n"
+        + "\n           return 1\n   ```\n\n2. Start it:\n   - in a shell\n\n         ros2 run demo node\n"
+        + "         --ros-args -p rate:=10\n";
+    assertThat(MarkdownReader.read("docs/m/steps.md", md, null, null).sections().get(0).text()).isEqualTo(
+        "1. Create the node:\n   class Node:\n       def run(self):\n\n           return 1\n2. Start it:\n"
+            + "   - in a shell\n     ros2 run demo node\n     --ros-args -p rate:=10");
+  }
+
+  @Test
   @DisplayName("a section that is (almost) only links is navigation and is left out, as the HTML reader does; prose"
       + " with a link stays; a horizontal rule is no text")
   void linkListsAreNavigation() {
