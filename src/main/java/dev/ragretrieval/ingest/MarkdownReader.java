@@ -74,6 +74,29 @@ public final class MarkdownReader {
    */
   private static final Pattern MKDOCS_BOX = Pattern.compile("^\\s*(?:!!!|\\?\\?\\?\\+?)[ \\t]*([\\w-]+)(?:[ \\t]+[\\w-]+)*"
       + "(?:[ \\t]+\"([^\"]*)\")?[ \\t]*$");
+  /** A content tab of Material for MkDocs ({@code === "Python"}): its label, then its body indented by four. */
+  private static final Pattern MKDOCS_TAB = Pattern.compile("^\\s*===[!+]?[ \\t]+\"([^\"]*)\"[ \\t]*$");
+  /**
+   * A line that only places something the site generates or styles: a table of contents
+   * ({@code [TOC]} of Python-Markdown, {@code [[toc]]} of VitePress, {@code {:toc}} of kramdown) or a
+   * kramdown attribute list ({@code {: .note }}, Jekyll's Just the Docs).
+   */
+  private static final Pattern MARKER_LINE = Pattern.compile("(?i)^\\s*(?:\\[TOC]|\\[\\[toc]]|\\$\\{toc}|\\{:[^}]*})\\s*$");
+  /** A kramdown attribute list at the end of a line of text ({@code Read this first. {: .note }}). */
+  private static final Pattern MARKER_TAIL = Pattern.compile("[ \\t]+\\{:[^}\\n]*}[ \\t]*$");
+  private static final Pattern LIST_ITEM_LINE = Pattern.compile("^[ \\t]*(?:[*+-]|\\d+[.)])[ \\t]+\\S.*$");
+  /**
+   * Template tags that the site's generator replaces: Liquid and Jinja ({@code {% include x %}},
+   * GitBook's {@code {% hint style="info" %}}) and Hugo's shortcodes ({@code {{< callout >}}},
+   * {@code {{% notice %}}}), each with where it ends.
+   */
+  private static final String[][] TEMPLATE_TAGS = {{"{%", "%}"}, {"{{<", ">}}"}, {"{{%", "%}}"}};
+  /** An icon of Material for MkDocs ({@code :material-pencil:}, {@code :octicons-file-16:}): the site shows a glyph. */
+  private static final Pattern ICON = Pattern.compile(":(?:material|octicons|fontawesome|simple)-[\\w-]+:[ \\t]?");
+  /** Hugo's TOML front matter, between {@code +++} lines. */
+  private static final Pattern TOML_FRONT_MATTER = Pattern.compile("\\A\\uFEFF?\\+\\+\\+[ \\t]*\\R(.*?)\\R\\+\\+\\+[ \\t]*(\\R|\\z)",
+      Pattern.DOTALL);
+  private static final Pattern TOML_KEY = Pattern.compile("^[ \\t]*([A-Za-z0-9_-]+)[ \\t]*=[ \\t]*(.*?)[ \\t]*$");
   /**
    * A JSX element's opening or closing tag: {@code <Tabs}, {@code </TabItem}. Not a fragment's
    * {@code <>}: in prose that is more often text ("angle brackets <> for required inputs").
@@ -111,7 +134,7 @@ public final class MarkdownReader {
   public static Page read(String relativePath, String markdown, String chapterLabel, String baseUrl,
       MarkdownFolder.Layout layout) {
     String documentId = withoutExtension(relativePath);
-    Node document = PARSER.parse(stripMdx(markdown));
+    Node document = PARSER.parse(stripMdx(yamlFrontMatter(markdown)));
     unquoteInlineCode(document);
     unwrapBlockQuotes(document);
     Map<Node, Integer> linkChars = linkChars(document);
@@ -183,8 +206,32 @@ public final class MarkdownReader {
 
   /** Whether the page's front matter says {@code draft: true}: Docusaurus leaves it out of the site it builds. */
   public static boolean isDraft(String markdown) {
-    Matcher front = FRONT_MATTER.matcher(markdown);
+    Matcher front = FRONT_MATTER.matcher(yamlFrontMatter(markdown));
     return front.lookingAt() && DRAFT.matcher(front.group(1)).find();
+  }
+
+  /**
+   * Hugo's TOML front matter as the YAML front matter that the rest of the reader knows: its
+   * top-level {@code key = value} lines (title, slug, draft) read as {@code key: value}; the keys
+   * of its tables ({@code [params]}) and multi-line values are left out. Other pages are returned
+   * as they are.
+   */
+  static String yamlFrontMatter(String markdown) {
+    Matcher toml = TOML_FRONT_MATTER.matcher(markdown);
+    if (!toml.lookingAt()) {
+      return markdown;
+    }
+    StringBuilder yaml = new StringBuilder("---\n");
+    for (String line : toml.group(1).split("\\R")) {
+      if (line.strip().startsWith("[")) {
+        break; // a table: the keys below are its own, not the page's
+      }
+      Matcher key = TOML_KEY.matcher(line);
+      if (key.matches() && !key.group(2).startsWith("\"\"\"") && !key.group(2).startsWith("'''")) {
+        yaml.append(key.group(1)).append(": ").append(key.group(2)).append('\n');
+      }
+    }
+    return yaml.append("---\n").append(markdown, toml.end(), markdown.length()).toString();
   }
 
   /** The module folder: the first folder of the path below {@code pagesRoot} ("docs/"), or of the whole path. */
@@ -233,6 +280,7 @@ public final class MarkdownReader {
         continue;
       }
       Matcher box = inCode ? null : MKDOCS_BOX.matcher(line);
+      Matcher tab = inCode ? null : MKDOCS_TAB.matcher(line);
       if (inCode) {
         out.append(line).append('\n');
       } else if (box.matches() && bodyFollows(lines, at, dedent + indent(line, 0) + 4)) {
@@ -241,6 +289,15 @@ public final class MarkdownReader {
         String title = box.group(2) != null ? box.group(2).strip() : typeTitle(box.group(1));
         if (title != null && !title.isEmpty()) {
           prose.append(title).append("\n\n");
+        }
+      } else if (tab.matches() && bodyFollows(lines, at, dedent + indent(line, 0) + 4)) {
+        boxes.push(dedent + indent(line, 0) + 4);
+        if (!tab.group(1).isBlank()) {
+          prose.append(tab.group(1).strip()).append("\n\n"); // the tab's label, as the site shows it
+        }
+      } else if (MARKER_LINE.matcher(line).matches()) {
+        if (line.strip().toLowerCase(Locale.ROOT).replace(" ", "").equals("{:toc}")) {
+          dropLastListItem(prose); // kramdown puts the contents in place of the list item above ("1. TOC")
         }
       } else if (MODULE_LINE.matcher(line).matches()) {
         openBrackets = brackets(line);
@@ -253,13 +310,25 @@ public final class MarkdownReader {
           String quote = alert.group(1).stripTrailing();
           prose.append(title == null ? "" : quote + " " + title + "\n").append(quote).append('\n');
         } else if (!admonition.matches()) {
-          prose.append(line).append('\n');
+          prose.append(MARKER_TAIL.matcher(line).replaceFirst("")).append('\n');
         } else if (title(admonition) != null) {
           prose.append(title(admonition)).append("\n\n"); // the box's title, a paragraph as the site shows it
         }
       }
     }
     return out.append(withoutJsx(prose)).toString();
+  }
+
+  /** Removes the last line of {@code prose} when it is a list item. */
+  private static void dropLastListItem(StringBuilder prose) {
+    int end = prose.length() - 1; // the last line's newline
+    if (end < 0) {
+      return;
+    }
+    int start = prose.lastIndexOf("\n", end - 1) + 1;
+    if (LIST_ITEM_LINE.matcher(prose.substring(start, end)).matches()) {
+      prose.setLength(start);
+    }
   }
 
   /**
@@ -286,6 +355,11 @@ public final class MarkdownReader {
       } else if (c == '{' && text.startsWith("{/*", i)) {
         int close = text.indexOf("*/}", i + 3);
         skipTo = close < 0 ? -1 : close + 3;
+      } else if (c == '{') {
+        skipTo = templateTagEnd(text, i);
+      } else if (c == ':') {
+        Matcher icon = ICON.matcher(text).region(i, text.length());
+        skipTo = icon.lookingAt() ? icon.end() : -1;
       } else if (c == '<' && JSX_START.matcher(text).region(i, text.length()).lookingAt()) {
         int end = tagEnd(text, i);
         skipTo = end < 0 ? -1 : end + 1;
@@ -299,6 +373,21 @@ public final class MarkdownReader {
     }
     // a line left with only the indentation of a removed tag is a blank line
     return BLANK_LINES.matcher(out).replaceAll("");
+  }
+
+  /**
+   * Where a template tag opened at {@code start} ends ({@link #TEMPLATE_TAGS}), or -1 when none
+   * opens there or it does not close before a blank line.
+   */
+  private static int templateTagEnd(String text, int start) {
+    for (String[] tag : TEMPLATE_TAGS) {
+      if (text.startsWith(tag[0], start)) {
+        int close = text.indexOf(tag[1], start + tag[0].length());
+        int blank = text.indexOf("\n\n", start);
+        return close < 0 || blank >= 0 && blank < close ? -1 : close + tag[1].length();
+      }
+    }
+    return -1;
   }
 
   /**

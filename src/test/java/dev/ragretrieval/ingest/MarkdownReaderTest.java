@@ -307,6 +307,96 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("Material for MkDocs' content tabs read as their label and their body, not as indented code; its"
+      + " icons are no words")
+  void mkdocsContentTabs() {
+    String md = """
+        ## Install
+
+        === "pip"
+
+            Install the package with pip:
+
+            ```bash
+            pip install foo
+            ```
+
+        ===! ":material-snake: conda"
+
+            Install it with conda.
+
+        Then press :material-play: to start it (`:material-play:` is the icon's name).
+        """;
+    assertThat(MarkdownReader.read("docs/install.md", md, null, null).sections().get(0).text()).isEqualTo(
+        "pip\n\nInstall the package with pip:\n\npip install foo\n\nconda\n\nInstall it with conda.\n\n"
+            + "Then press to start it (:material-play: is the icon's name).");
+  }
+
+  @Test
+  @DisplayName("template tags the generator replaces (Liquid, GitBook's hints, Hugo's shortcodes) and marker lines"
+      + " (a table of contents, kramdown's attribute lists) are no words; in code they stay as written")
+  void templateTagsAndMarkers() {
+    String md = """
+        # Setup
+        {: .no_toc }
+
+        1. TOC
+        {:toc}
+
+        [TOC]
+
+        [[toc]]
+
+        ## Needs
+
+        {% hint style="info" %}
+        The server needs Java 17.
+        {% endhint %}
+
+        {{< callout type="warning" >}}
+        Keep the token secret.
+        {{< /callout >}}
+
+        Read the {{% badge %}}new{{% /badge %}} guide first.
+        {: .note }
+
+        ```html
+        {% include footer.html %}
+        ```
+
+        Write `{{< ref "x" >}}` to link a page.
+        """;
+    Page page = MarkdownReader.read("docs/setup.md", md, null, null);
+    assertThat(page.pageTitle()).isEqualTo("Setup");
+    assertThat(page.sections()).extracting(Page.Section::heading).containsExactly("Needs");
+    assertThat(page.sections().get(0).text()).isEqualTo("The server needs Java 17.\n\nKeep the token secret.\n\n"
+        + "Read the new guide first.\n\n{% include footer.html %}\n\nWrite {{< ref \"x\" >}} to link a page.");
+  }
+
+  @Test
+  @DisplayName("Hugo's TOML front matter gives the page its title, slug and draft flag, and is no text")
+  void tomlFrontMatter() {
+    String md = """
+        +++
+        title = "Joint Control"
+        weight = 3
+        tags = ["control", "ros"]
+        [params]
+        title = "not the page's"
+        +++
+
+        ## Gains
+
+        Tune the gains.
+        """;
+    Page page = MarkdownReader.read("content/docs/joints.md", md, null, null);
+    assertThat(page.pageTitle()).isEqualTo("Joint Control");
+    assertThat(page.sections()).extracting(Page.Section::text).containsExactly("Tune the gains.");
+    assertThat(MarkdownReader.isDraft("+++\ntitle = \"Soon\"\ndraft = true\n+++\nText.\n")).isTrue();
+    assertThat(MarkdownReader.isDraft("+++\ntitle = \"Now\"\ndraft = false\n+++\nText.\n")).isFalse();
+  }
+
+  @Test
   @DisplayName("a section that is (almost) only links is navigation and is left out, as the HTML reader does; prose"
       + " with a link stays; a horizontal rule is no text")
   void linkListsAreNavigation() {
