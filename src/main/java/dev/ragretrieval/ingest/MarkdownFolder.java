@@ -66,7 +66,8 @@ public final class MarkdownFolder {
 
   /** The site generators whose repositories are recognised, by the name their users know. */
   public enum Generator {
-    DOCUSAURUS("Docusaurus"), MKDOCS("MkDocs"), MDBOOK("mdBook"), STARLIGHT("Starlight"), VITEPRESS("VitePress");
+    DOCUSAURUS("Docusaurus"), MKDOCS("MkDocs"), MDBOOK("mdBook"), STARLIGHT("Starlight"), VITEPRESS("VitePress"),
+    HUGO("Hugo");
 
     private final String label;
 
@@ -84,12 +85,14 @@ public final class MarkdownFolder {
   private static final Pattern MKDOCS_FILE_URLS = Pattern.compile("(?m)^use_directory_urls:[ \\t]*(false|no|off)\\b");
   private static final Pattern VITEPRESS_CLEAN_URLS = Pattern.compile("\\bcleanUrls['\"]?\\s*:\\s*true\\b");
   private static final Pattern DOCSIFY = Pattern.compile("\\$docsify\\b");
+  private static final Pattern HUGO_CONTENT_DIR =
+      Pattern.compile("(?m)^[ \\t]*['\"]?contentDir['\"]?[ \\t]*[=:][ \\t]*['\"]?([^'\"#\\s,]+)");
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
   /**
-   * Every .md/.mdx file under {@code root} (.markdown too, outside a Docusaurus site), in path order,
-   * skipping hidden folders, node_modules, partials ({@code _name.md}), the root README, and a
-   * Docusaurus site's i18n/ and versioned_docs/.
+   * Every .md/.mdx file under {@code root} (.markdown, .qmd, .Rmd and .ipynb too, outside a
+   * Docusaurus site), in path order, skipping hidden folders, node_modules, partials
+   * ({@code _name.md}), the root README, and a Docusaurus site's i18n/ and versioned_docs/.
    * In a site generator's repository only what the site publishes is read, when there is any: not
    * the repository's specs, notes or change logs ({@link #layout}).
    */
@@ -197,11 +200,14 @@ public final class MarkdownFolder {
     List<String> paths;
     // a Docsify site's README.md is its home page, not a description of the repository
     boolean docsify = says(root.resolve("index.html"), DOCSIFY);
-    // Docusaurus publishes .md and .mdx only; MkDocs, Hugo and Jekyll read .markdown too
+    boolean hugo = layout.generator() == Generator.HUGO;
+    // Docusaurus publishes .md and .mdx only; MkDocs, Hugo and Jekyll read .markdown too, Quarto .qmd and .ipynb
     boolean markdownSuffix = layout.generator() != Generator.DOCUSAURUS;
     paths = files(root).stream()
         .map(file -> relative(root, file))
-        .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md"))
+        .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md")
+            // a Hugo section's _index.md is its page, not a partial
+            || hugo && path.endsWith("_index.md") && isPage(path.replace("_index.md", "index.md"), true))
         .sorted()
         .toList();
     List<Layout> readAs = List.of();
@@ -344,6 +350,11 @@ public final class MarkdownFolder {
     if (anyConfig(root, "astro.config.") && Files.isDirectory(root.resolve("src/content/docs"))) {
       return new Layout(Generator.STARLIGHT, List.of("src/content/docs/"), "src/content/docs/", null, "/");
     }
+    Path hugo = hugoConfig(root);
+    if (hugo != null) {
+      String content = setting(hugo, HUGO_CONTENT_DIR, "content");
+      return new Layout(Generator.HUGO, List.of(content), content, null, "/");
+    }
     for (String folder : new String[] {"", "docs/"}) {
       Path config = config(root.resolve(folder + ".vitepress"), "config.");
       if (config != null) {
@@ -353,6 +364,27 @@ public final class MarkdownFolder {
       }
     }
     return Layout.PLAIN;
+  }
+
+  /**
+   * A Hugo site's settings: {@code hugo.toml} (or .yaml, .json), or the older {@code config.toml}
+   * (.yaml) beside a {@code content/} folder and Hugo's {@code layouts/}, {@code themes/} or
+   * {@code archetypes/}; null when there is none.
+   */
+  private static Path hugoConfig(Path root) {
+    for (String ext : new String[] {"toml", "yaml", "yml", "json"}) {
+      if (Files.isRegularFile(root.resolve("hugo." + ext))) {
+        return root.resolve("hugo." + ext);
+      }
+    }
+    boolean hugoFolders = Files.isDirectory(root.resolve("content")) && Stream.of("layouts", "themes", "archetypes")
+        .anyMatch(folder -> Files.isDirectory(root.resolve(folder)));
+    for (String ext : new String[] {"toml", "yaml", "yml"}) {
+      if (hugoFolders && Files.isRegularFile(root.resolve("config." + ext))) {
+        return root.resolve("config." + ext);
+      }
+    }
+    return null;
   }
 
   private static boolean anyConfig(Path folder, String prefix) {
@@ -390,7 +422,7 @@ public final class MarkdownFolder {
   }
 
   private static boolean isPage(String relative, boolean markdownSuffix) {
-    // Docusaurus reads .md and .mdx exactly; the others (MarkdownReader's rule) .markdown too, in any case
+    // Docusaurus reads .md and .mdx exactly; the others (MarkdownReader's rule) the rest too, in any case
     boolean markdown = markdownSuffix ? MarkdownReader.isMarkdownFile(relative)
         : relative.endsWith(".md") || relative.endsWith(".mdx");
     if (!markdown) {

@@ -22,7 +22,9 @@ import org.commonmark.node.Code;
 import org.commonmark.node.CustomNode;
 import org.commonmark.node.FencedCodeBlock;
 import org.commonmark.node.Heading;
+import org.commonmark.node.HardLineBreak;
 import org.commonmark.node.HtmlBlock;
+import org.commonmark.node.HtmlInline;
 import org.commonmark.node.Image;
 import org.commonmark.node.IndentedCodeBlock;
 import org.commonmark.node.Link;
@@ -53,8 +55,60 @@ public final class MarkdownReader {
   private static final TextContentRenderer TEXT = TextContentRenderer.builder().extensions(EXTENSIONS)
       .nodeRendererFactory(CodeLines::new).build();
 
-  private static final Pattern EXTENSION = Pattern.compile("(?i)\\.(mdx?|markdown)$");
-  private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~).*");
+  /**
+   * Markdown and MDX, Quarto's and R Markdown's pages (Markdown with executable code cells), and
+   * Jupyter notebooks ({@link Notebook}).
+   */
+  private static final Pattern EXTENSION = Pattern.compile("(?i)\\.(mdx?|markdown|qmd|rmd|ipynb)$");
+  private static final Pattern NOTEBOOK = Pattern.compile("(?i)\\.ipynb$");
+  /**
+   * A code fence's line: its marks, then what follows them. MyST (Jupyter Book, Sphinx) also
+   * fences a directive with colons, {@code :::{note}}; other colon lines are Docusaurus
+   * admonitions and Pandoc's divs ({@link #ADMONITION}).
+   */
+  private static final Pattern FENCE = Pattern.compile("^[ \\t]*(`{3,}|~{3,}|:{3,}(?=\\{[\\w:-]+}))[ \\t]*(.*?)[ \\t]*$");
+  /**
+   * A MyST directive after its fence's marks: {@code {note}}, {@code {admonition} Title},
+   * {@code {code-cell} python}.
+   */
+  private static final Pattern DIRECTIVE = Pattern.compile("^\\{([\\w:-]+)}[ \\t]*(.*)$");
+  /**
+   * MyST directives whose body is text: boxes, tabs, cards, figures (their caption). In a backtick
+   * fence any other name is code: {@code ```{python}} is an executable cell in Quarto and R Markdown.
+   */
+  private static final Set<String> TEXT_DIRECTIVES = Set.of("admonition", "dropdown", "card", "grid", "grid-item",
+      "grid-item-card", "tab-set", "tab-item", "tabbed", "sidebar", "topic", "margin", "epigraph", "pull-quote",
+      "highlights", "rubric", "glossary", "list-table", "table", "figure", "image", "versionadded", "versionchanged",
+      "deprecated", "exercise", "solution", "proof", "prf:theorem", "prf:definition", "prf:lemma", "prf:example",
+      "div", "container", "only");
+  /** MyST directives whose body is code or math, kept as written, also in a colon fence. */
+  private static final Set<String> CODE_DIRECTIVES = Set.of("code", "code-block", "code-cell", "sourcecode", "math",
+      "eval-rst", "prompt");
+  /** MyST directives that the site replaces with something generated (a table of contents, an included file). */
+  private static final Set<String> GENERATED_DIRECTIVES = Set.of("toctree", "tableofcontents", "contents", "include",
+      "literalinclude", "bibliography", "index", "raw", "glue", "embed", "jupyter-execute");
+  /** MyST directives whose argument is a title the site shows (the admonitions take theirs from {@link #BOX_TYPES}). */
+  private static final Set<String> TITLED_DIRECTIVES = Set.of("admonition", "dropdown", "card", "grid-item-card",
+      "tab-item", "sidebar", "topic", "margin", "exercise", "solution", "proof", "prf:theorem", "prf:definition");
+  /**
+   * A directive's option line at the top of its body: MyST's {@code :class: dropdown}, or a cell's
+   * {@code #| echo: false} (Quarto, Jupyter Book), which the page does not show.
+   */
+  private static final Pattern DIRECTIVE_OPTION = Pattern.compile("^[ \\t]*(?::[\\w-]+:([ \\t].*)?|#\\|.*)$");
+  /**
+   * An attribute list of Python-Markdown or kramdown after an element: {@code { .grid .cards }},
+   * {@code { style="color: red" }}, {@code {: #intro }}; the site turns it into the element's HTML
+   * attributes.
+   */
+  private static final Pattern ATTRIBUTE_LIST;
+
+  static {
+    String attribute = "(?:[.#][\\w-]+|[\\w-]+=(?:\"[^\"\\n]*\"|'[^'\\n]*'|[^\\s}]+))";
+    ATTRIBUTE_LIST = Pattern.compile("\\{:?[ \\t]*" + attribute + "(?:[ \\t]+" + attribute + ")*[ \\t]*}");
+  }
+
+  /** A MyST role before its text: {@code {ref}`Setup <setup>`}, {@code {term}`node`}. */
+  private static final Pattern ROLE = Pattern.compile("\\{[a-z][\\w:.-]*}(?=`)");
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
   /** An admonition fence, with the box's title when it has one: {@code :::tip[Title]}, {@code :::tip Title}. */
   private static final Pattern ADMONITION = Pattern.compile("^\\s*:::+\\s*([\\w-]*)\\s*(?:\\[(.*)]|(.*?))\\s*$");
@@ -78,10 +132,13 @@ public final class MarkdownReader {
   private static final Pattern MKDOCS_TAB = Pattern.compile("^\\s*===[!+]?[ \\t]+\"([^\"]*)\"[ \\t]*$");
   /**
    * A line that only places something the site generates or styles: a table of contents
-   * ({@code [TOC]} of Python-Markdown, {@code [[toc]]} of VitePress, {@code {:toc}} of kramdown) or a
-   * kramdown attribute list ({@code {: .note }}, Jekyll's Just the Docs).
+   * ({@code [TOC]} of Python-Markdown, {@code [[toc]]} of VitePress, {@code {:toc}} of kramdown), a
+   * kramdown attribute list ({@code {: .note }}, Jekyll's Just the Docs), a snippet included by
+   * MkDocs ({@code --8<-- "abbreviations.md"}), a MyST target ({@code (setup)=}) or cell break
+   * ({@code +++}).
    */
-  private static final Pattern MARKER_LINE = Pattern.compile("(?i)^\\s*(?:\\[TOC]|\\[\\[toc]]|\\$\\{toc}|\\{:[^}]*})\\s*$");
+  private static final Pattern MARKER_LINE = Pattern.compile("(?i)^\\s*(?:\\[TOC]|\\[\\[toc]]|\\$\\{toc}|\\{:[^}]*}"
+      + "|-{1,2}8<-{1,2}(?:[ \\t].*)?|\\([\\w.:-]+\\)=|\\+\\+\\+(?:[ \\t]*\\{.*})?)\\s*$");
   /** A kramdown attribute list at the end of a line of text ({@code Read this first. {: .note }}). */
   private static final Pattern MARKER_TAIL = Pattern.compile("[ \\t]+\\{:[^}\\n]*}[ \\t]*$");
   private static final Pattern LIST_ITEM_LINE = Pattern.compile("^[ \\t]*(?:[*+-]|\\d+[.)])[ \\t]+\\S.*$");
@@ -94,8 +151,8 @@ public final class MarkdownReader {
   /** An icon of Material for MkDocs ({@code :material-pencil:}, {@code :octicons-file-16:}): the site shows a glyph. */
   private static final Pattern ICON = Pattern.compile(":(?:material|octicons|fontawesome|simple)-[\\w-]+:[ \\t]?");
   /** Hugo's TOML front matter, between {@code +++} lines. */
-  private static final Pattern TOML_FRONT_MATTER = Pattern.compile("\\A\\uFEFF?\\+\\+\\+[ \\t]*\\R(.*?)\\R\\+\\+\\+[ \\t]*(\\R|\\z)",
-      Pattern.DOTALL);
+  private static final Pattern TOML_FRONT_MATTER =
+      Pattern.compile("\\A\\uFEFF?\\+\\+\\+[ \\t]*\\R(.*?)\\R\\+\\+\\+[ \\t]*(\\R|\\z)", Pattern.DOTALL);
   private static final Pattern TOML_KEY = Pattern.compile("^[ \\t]*([A-Za-z0-9_-]+)[ \\t]*=[ \\t]*(.*?)[ \\t]*$");
   /**
    * A JSX element's opening or closing tag: {@code <Tabs}, {@code </TabItem}. Not a fragment's
@@ -108,6 +165,9 @@ public final class MarkdownReader {
       || "-_:.=/".indexOf(c) >= 0;
   private static final Pattern FRONT_MATTER = Pattern.compile("\\A\\uFEFF?---[ \\t]*\\R(.*?)\\R---[ \\t]*(\\R|\\z)", Pattern.DOTALL);
   private static final Pattern DRAFT = Pattern.compile("(?m)^draft:[ \\t]*(true|True|TRUE)[ \\t]*(#.*)?$");
+  private static final Pattern DIV_TITLE = Pattern.compile("\\btitle=\"([^\"]*)\"");
+  private static final Pattern CALLOUT = Pattern.compile("\\.callout-([\\w]+)");
+  private static final Pattern LINE_BREAK_TAG = Pattern.compile("(?i)<br\\s*/?>");
   private static final Pattern BLANK_LINES = Pattern.compile("(?m)^[ \\t]+$");
 
   private MarkdownReader() {}
@@ -134,8 +194,10 @@ public final class MarkdownReader {
   public static Page read(String relativePath, String markdown, String chapterLabel, String baseUrl,
       MarkdownFolder.Layout layout) {
     String documentId = withoutExtension(relativePath);
-    Node document = PARSER.parse(stripMdx(yamlFrontMatter(markdown)));
+    String source = NOTEBOOK.matcher(relativePath).find() ? Notebook.markdown(markdown) : markdown;
+    Node document = PARSER.parse(stripMdx(yamlFrontMatter(source)));
     unquoteInlineCode(document);
+    dropInlineTags(document);
     unwrapBlockQuotes(document);
     Map<Node, Integer> linkChars = linkChars(document);
     unwrapLinks(document);
@@ -194,12 +256,15 @@ public final class MarkdownReader {
         "markdown", sections);
   }
 
-  /** A Markdown page's path without its extension: .md, .mdx, or .markdown (MkDocs, Jekyll, Hugo). */
+  /** A page's path without its extension: .md, .mdx, .markdown (MkDocs, Jekyll, Hugo), .qmd, .Rmd or .ipynb. */
   static String withoutExtension(String path) {
     return EXTENSION.matcher(path).replaceFirst("");
   }
 
-  /** Whether a file name is a Markdown page's: .md, .mdx or .markdown, in any case. */
+  /**
+   * Whether a file name is a Markdown page's: .md, .mdx, .markdown, .qmd (Quarto) or .Rmd, or a
+   * Jupyter notebook's (.ipynb), in any case.
+   */
   public static boolean isMarkdownFile(String name) {
     return EXTENSION.matcher(name).find();
   }
@@ -246,7 +311,9 @@ public final class MarkdownReader {
   static String stripMdx(String markdown) {
     StringBuilder out = new StringBuilder(markdown.length());
     StringBuilder prose = new StringBuilder(); // the lines since the last fence, cleaned together
-    boolean inCode = false;
+    Deque<Fence> fences = new ArrayDeque<>(); // the fences this line is in, innermost first
+    boolean options = false; // at the top of a directive's body, where its option lines go
+    boolean yamlOptions = false; // in a directive's options written as YAML between --- lines
     int openBrackets = 0; // of an import or export statement that goes on over the next lines
     Deque<Integer> boxes = new ArrayDeque<>(); // the body indents of the MkDocs boxes around this line, innermost first
     String[] lines = markdown.split("\\R", -1);
@@ -270,19 +337,68 @@ public final class MarkdownReader {
         continue;
       }
       openBrackets = 0; // a statement never goes on past a blank line
-      if (FENCE.matcher(line).matches()) {
-        if (!inCode) {
-          out.append(withoutJsx(prose));
-          prose.setLength(0);
+      Fence inside = fences.peek();
+      boolean inCode = inside != null && inside.kind != Fence.Kind.PROSE;
+      if (yamlOptions) {
+        yamlOptions = !line.strip().equals("---");
+        continue;
+      }
+      if (options) {
+        yamlOptions = line.strip().equals("---");
+        options = DIRECTIVE_OPTION.matcher(line).matches();
+        if (options || yamlOptions) {
+          continue;
         }
-        inCode = !inCode;
-        out.append(line).append('\n');
+      }
+      Matcher fence = FENCE.matcher(line);
+      if (fence.matches()) {
+        String marks = fence.group(1);
+        if (inside != null && inside.closedBy(marks, fence.group(2))) {
+          fences.pop();
+          if (inside.kind == Fence.Kind.CODE) {
+            out.append(inside.closing).append('\n');
+          }
+          continue;
+        }
+        if (inside != null && inCode) {
+          if (inside.kind == Fence.Kind.CODE) {
+            out.append(line).append('\n');
+          }
+          continue;
+        }
+        Matcher directive = DIRECTIVE.matcher(fence.group(2));
+        String name = directive.matches() ? directive.group(1).toLowerCase(Locale.ROOT) : null;
+        boolean textual = name != null && (marks.charAt(0) == ':' ? !CODE_DIRECTIVES.contains(name)
+            : TEXT_DIRECTIVES.contains(name) || BOX_TYPES.contains(name) || GENERATED_DIRECTIVES.contains(name));
+        if (textual) {
+          // a MyST directive: its body is read as text (a box), or not at all (generated there)
+          boolean generated = GENERATED_DIRECTIVES.contains(name);
+          fences.push(new Fence(marks, generated ? Fence.Kind.GENERATED : Fence.Kind.PROSE, null));
+          String title = !directive.group(2).isBlank() && TITLED_DIRECTIVES.contains(name)
+              ? directive.group(2).strip() : typeTitle(name);
+          if (!generated && title != null) {
+            prose.append(title).append("\n\n");
+          }
+          options = true;
+          continue;
+        }
+        out.append(withoutJsx(prose));
+        prose.setLength(0);
+        // a colon fence is no fence to the Markdown parser: its code is written between backticks
+        String indent = line.substring(0, indent(line, 0));
+        String opening = marks.charAt(0) == ':' ? indent + "`".repeat(marks.length()) : line;
+        String closing = marks.charAt(0) == ':' ? indent + "`".repeat(marks.length()) : indent + marks;
+        fences.push(new Fence(marks, Fence.Kind.CODE, closing));
+        options = name != null;
+        out.append(opening).append('\n');
         continue;
       }
       Matcher box = inCode ? null : MKDOCS_BOX.matcher(line);
       Matcher tab = inCode ? null : MKDOCS_TAB.matcher(line);
       if (inCode) {
-        out.append(line).append('\n');
+        if (inside.kind == Fence.Kind.CODE) {
+          out.append(line).append('\n');
+        }
       } else if (box.matches() && bodyFollows(lines, at, dedent + indent(line, 0) + 4)) {
         boxes.push(dedent + indent(line, 0) + 4);
         // the box's title, a paragraph as the site shows it; "" asks for none
@@ -317,6 +433,20 @@ public final class MarkdownReader {
       }
     }
     return out.append(withoutJsx(prose)).toString();
+  }
+
+  /**
+   * An open fence: its marks ({@code ```}, {@code ~~~~}, {@code :::}), what it holds, and for code
+   * the line that closes it in the text given to the parser.
+   */
+  private record Fence(String marks, Kind kind, String closing) {
+
+    enum Kind { CODE, PROSE, GENERATED }
+
+    /** A fence closes with a line of the same mark, at least as long, and nothing after it. */
+    boolean closedBy(String lineMarks, String after) {
+      return lineMarks.charAt(0) == marks.charAt(0) && lineMarks.length() >= marks.length() && after.isEmpty();
+    }
   }
 
   /** Removes the last line of {@code prose} when it is a list item. */
@@ -355,8 +485,25 @@ public final class MarkdownReader {
       } else if (c == '{' && text.startsWith("{/*", i)) {
         int close = text.indexOf("*/}", i + 3);
         skipTo = close < 0 ? -1 : close + 3;
+      } else if (c == '{' && ROLE.matcher(text).region(i, text.length()).lookingAt()) {
+        // a MyST role shows its text, without a target in angle brackets: {ref}`Setup <setup>` is "Setup"
+        int open = text.indexOf('`', i);
+        int close = text.indexOf('`', open + 1);
+        int eol = text.indexOf('\n', open);
+        if (close > 0 && (eol < 0 || close < eol)) {
+          String shown = text.substring(open + 1, close);
+          String label = shown.replaceFirst("\\s*<[^<>]*>$", "");
+          out.append('`').append(label.isBlank() ? shown : label).append('`');
+          i = close + 1;
+          continue;
+        }
       } else if (c == '{') {
-        skipTo = templateTagEnd(text, i);
+        Matcher attributes = ATTRIBUTE_LIST.matcher(text).region(i, text.length());
+        skipTo = attributes.lookingAt() ? attributes.end() : templateTagEnd(text, i);
+        while (skipTo > 0 && skipTo < text.length() && text.charAt(skipTo) == ' '
+            && out.length() > 0 && out.charAt(out.length() - 1) == ' ') {
+          skipTo++; // "the team { .heart } and": one space between the words
+        }
       } else if (c == ':') {
         Matcher icon = ICON.matcher(text).region(i, text.length());
         skipTo = icon.lookingAt() ? icon.end() : -1;
@@ -430,7 +577,23 @@ public final class MarkdownReader {
   /** An admonition fence's title: its own, else (on an opening fence) its type as the site shows it ("Tip"). */
   private static String title(Matcher admonition) {
     String title = admonition.group(2) != null ? admonition.group(2) : admonition.group(3);
+    if (title != null && title.startsWith("{") && title.endsWith("}")) {
+      return divTitle(title);
+    }
     return title != null && !title.isBlank() ? title.strip() : typeTitle(admonition.group(1));
+  }
+
+  /**
+   * A Pandoc div's title ({@code ::: {.callout-tip title="Before you start"}}, Quarto): its own,
+   * else a callout's type ("Tip"); a div with only classes has none.
+   */
+  private static String divTitle(String attributes) {
+    Matcher own = DIV_TITLE.matcher(attributes);
+    if (own.find()) {
+      return own.group(1).strip();
+    }
+    Matcher callout = CALLOUT.matcher(attributes);
+    return callout.find() ? typeTitle(callout.group(1)) : null;
   }
 
   /** A box type as its title ("tip" is "Tip"); null for no type or one no site titles. */
@@ -481,6 +644,26 @@ public final class MarkdownReader {
     for (Code code : spans) {
       code.insertBefore(new Text(code.getLiteral()));
       code.unlink();
+    }
+  }
+
+  /**
+   * Inline HTML tags ({@code <small>}, {@code <kbd>}, {@code <span class="...">}, comments) are
+   * markup; the words between them are text, as on the built page. A {@code <br>} is a line break.
+   */
+  private static void dropInlineTags(Node document) {
+    List<HtmlInline> tags = new ArrayList<>();
+    document.accept(new AbstractVisitor() {
+      @Override
+      public void visit(HtmlInline tag) {
+        tags.add(tag);
+      }
+    });
+    for (HtmlInline tag : tags) {
+      if (LINE_BREAK_TAG.matcher(tag.getLiteral()).matches()) {
+        tag.insertBefore(new HardLineBreak());
+      }
+      tag.unlink();
     }
   }
 

@@ -192,6 +192,28 @@ class MarkdownFolderTest {
   }
 
   @Test
+  @DisplayName("a Hugo repository: its content/ only, a section's _index.md as its page, TOML front matter, drafts"
+      + " left out, and the addresses Hugo serves (lower case, spaces as '-', the slug; checked against a Hugo 0.140"
+      + " build's sitemap)")
+  void hugoRepository() throws Exception {
+    write("README.md", "archetypes/default.md", "content/docs/bundle/index.md", "content/docs/Setup Guide.md");
+    Files.writeString(root.resolve("hugo.toml"), "baseURL = 'https://book.example.org/'\ntitle = 'Book'\n");
+    Files.writeString(root.resolve("content/_index.md"), "---\ntitle: Home\n---\nThe book.\n");
+    Files.writeString(root.resolve("content/docs/_index.md"), "---\ntitle: Docs\n---\nAll the guides.\n");
+    Files.writeString(root.resolve("content/docs/custom.md"), "+++\ntitle = \"Custom\"\nslug = \"My-Custom\"\n+++\nText.\n");
+    Files.writeString(root.resolve("content/docs/draft.md"), "+++\ntitle = \"Soon\"\ndraft = true\n+++\nNot yet.\n");
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org/");
+    assertThat(folder.readAs().get(0).generator()).isEqualTo(MarkdownFolder.Generator.HUGO);
+    assertThat(folder.drafts()).containsExactly("content/docs/draft.md");
+    assertThat(folder.pages()).extracting(Page::sourceUrl, Page::pageTitle, Page::chapter).containsExactly(
+        tuple("https://book.example.org/", "Home", null),
+        tuple("https://book.example.org/docs/setup-guide/", "Setup Guide.md", "docs"),
+        tuple("https://book.example.org/docs/", "Docs", "docs"),
+        tuple("https://book.example.org/docs/bundle/", "index.md", "docs"),
+        tuple("https://book.example.org/docs/my-custom/", "Custom", "docs"));
+  }
+
+  @Test
   @DisplayName(".markdown files are pages too (MkDocs, Hugo, Jekyll read them), with the extension dropped as .md's;"
       + " not in a Docusaurus site, which publishes .md and .mdx only")
   void markdownSuffix() throws Exception {

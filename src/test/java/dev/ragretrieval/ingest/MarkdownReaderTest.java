@@ -333,8 +333,9 @@ class MarkdownReaderTest {
   }
 
   @Test
-  @DisplayName("template tags the generator replaces (Liquid, GitBook's hints, Hugo's shortcodes) and marker lines"
-      + " (a table of contents, kramdown's attribute lists) are no words; in code they stay as written")
+  @DisplayName("template tags the generator replaces (Liquid, GitBook's hints, Hugo's shortcodes), marker lines (a"
+      + " table of contents, kramdown's attribute lists), attribute lists and inline HTML tags are no words; in code"
+      + " they stay as written")
   void templateTagsAndMarkers() {
     String md = """
         # Setup
@@ -360,17 +361,25 @@ class MarkdownReaderTest {
         Read the {{% badge %}}new{{% /badge %}} guide first.
         {: .note }
 
+        Made by the team { .heart } and { style="color: red" } friends; a set {1, 2} stays.
+
         ```html
         {% include footer.html %}
         ```
 
         Write `{{< ref "x" >}}` to link a page.
+
+        ### Keys <small>v2</small>
+
+        Press <kbd>Ctrl</kbd>+<kbd>C</kbd> to stop.<br>Then <span class="x">restart</span> it<!-- why -->.
         """;
     Page page = MarkdownReader.read("docs/setup.md", md, null, null);
     assertThat(page.pageTitle()).isEqualTo("Setup");
-    assertThat(page.sections()).extracting(Page.Section::heading).containsExactly("Needs");
+    assertThat(page.sections()).extracting(Page.Section::heading).containsExactly("Needs", "Keys v2");
+    assertThat(page.sections().get(1).text()).isEqualTo("Press Ctrl+C to stop.\nThen restart it.");
     assertThat(page.sections().get(0).text()).isEqualTo("The server needs Java 17.\n\nKeep the token secret.\n\n"
-        + "Read the new guide first.\n\n{% include footer.html %}\n\nWrite {{< ref \"x\" >}} to link a page.");
+        + "Read the new guide first.\n\nMade by the team and friends; a set {1, 2} stays.\n\n"
+        + "{% include footer.html %}\n\nWrite {{< ref \"x\" >}} to link a page.");
   }
 
   @Test
@@ -394,6 +403,128 @@ class MarkdownReaderTest {
     assertThat(page.sections()).extracting(Page.Section::text).containsExactly("Tune the gains.");
     assertThat(MarkdownReader.isDraft("+++\ntitle = \"Soon\"\ndraft = true\n+++\nText.\n")).isTrue();
     assertThat(MarkdownReader.isDraft("+++\ntitle = \"Now\"\ndraft = false\n+++\nText.\n")).isFalse();
+  }
+
+  @Test
+  @DisplayName("MyST (Jupyter Book, Sphinx): a directive's box reads as its title and text without its options,"
+      + " code cells stay code, a table of contents is no text, roles show their words, targets are no text")
+  void mystDirectives() {
+    String md = """
+        (kinematics)=
+        # Forward Kinematics
+
+        See {ref}`the setup chapter <setup>` and the {term}`end effector`.
+
+        ```{note}
+        The arm has six joints.
+        ```
+
+        :::{admonition} Why it matters
+        :class: dropdown
+        Joint angles give the pose.
+        :::
+
+        ````{tab-set}
+        ```{tab-item} Python
+        :sync: py
+        Compute it in Python:
+        ```python
+        import numpy as np
+        ```
+        ```
+        ````
+
+        ```{code-cell} ipython3
+        :tags: [hide-input]
+        print(pose)
+        ```
+
+        ```{toctree}
+        :maxdepth: 2
+        chapter1
+        ```
+
+        ```{figure} ../images/arm.png
+        ---
+        name: arm-figure
+        ---
+        A six-joint arm.
+        ```
+
+        +++
+
+        Done.
+        """;
+    Page page = MarkdownReader.read("book/kinematics.md", md, null, null);
+    assertThat(page.pageTitle()).isEqualTo("Forward Kinematics");
+    assertThat(page.sections().get(0).text()).isEqualTo("See the setup chapter and the end effector.\n\n"
+        + "Note\n\nThe arm has six joints.\n\nWhy it matters\n\nJoint angles give the pose.\n\n"
+        + "Python\n\nCompute it in Python:\n\nimport numpy as np\n\nprint(pose)\n\nA six-joint arm.\n\nDone.");
+  }
+
+  @Test
+  @DisplayName("Quarto and R Markdown pages: callouts read as boxes, executable cells as code without their options"
+      + " (#|), a plain div as its text")
+  void quartoPages() {
+    String md = """
+        ---
+        title: "Sensors"
+        ---
+
+        ## Reading the IMU
+
+        ::: {.callout-note}
+        The IMU reports at 200 Hz.
+        :::
+
+        :::{.callout-tip title="Before you start"}
+        Calibrate it.
+        :::
+
+        ::: {.column-margin}
+        Gyroscopes drift.
+        :::
+
+        ```{python}
+        #| echo: false
+        import numpy as np
+        ```
+
+        ```{r setup, include=FALSE}
+        library(ggplot2)
+        ```
+        """;
+    Page page = MarkdownReader.read("chapters/sensors.qmd", md, null, null);
+    assertThat(page.pageTitle()).isEqualTo("Sensors");
+    assertThat(page.documentId()).isEqualTo("chapters/sensors");
+    assertThat(page.sections().get(0).text()).isEqualTo("Note\n\nThe IMU reports at 200 Hz.\n\nBefore you start\n\n"
+        + "Calibrate it.\n\nGyroscopes drift.\n\nimport numpy as np\n\nlibrary(ggplot2)");
+    assertThat(MarkdownReader.isMarkdownFile("chapters/sensors.qmd")).isTrue();
+    assertThat(MarkdownReader.isMarkdownFile("analysis/report.Rmd")).isTrue();
+    assertThat(MarkdownReader.isMarkdownFile("notes/report.txt")).isFalse();
+  }
+
+  @Test
+  @DisplayName("a fence closes only with a fence of its own mark and length: code shown inside a longer fence keeps"
+      + " its import lines and tags")
+  void nestedFences() {
+    String md = """
+        ## Tabs
+
+        Write this:
+
+        ````md
+        ```jsx
+        import Tabs from '@theme/Tabs';
+        <Tabs><TabItem value="a">A</TabItem></Tabs>
+        ```
+        ````
+
+        Then <Tabs>this</Tabs> renders.
+        """;
+    assertThat(MarkdownReader.read("docs/tabs.mdx", md, null, null).sections().get(0).text()).isEqualTo(
+        "Write this:\n\n```jsx\nimport Tabs from '@theme/Tabs';\n<Tabs><TabItem value=\"a\">A</TabItem></Tabs>\n```"
+            + "\n\nThen this renders.");
   }
 
   @Test
