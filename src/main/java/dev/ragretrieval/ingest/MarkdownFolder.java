@@ -311,6 +311,9 @@ public final class MarkdownFolder {
         drafts.add(path);
         continue;
       }
+      if (layout.generator() == null || layout.generator() == Generator.MDBOOK) {
+        text = MdBookIncludes.expand(text, path, quietly(load));
+      }
       String chapter = MarkdownReader.chapterOf(MarkdownReader.withoutExtension(path), layout.pagesRootOf(path));
       String label = chapter == null ? null
           : labels.computeIfAbsent(chapterDir(path, layout.pagesRootOf(path)), dir -> label(dir, load));
@@ -440,6 +443,17 @@ public final class MarkdownFolder {
     String name = relative.substring(relative.lastIndexOf('/') + 1);
     // the root README describes the repository, not a page of the book
     return !name.startsWith("_") && !relative.equalsIgnoreCase("README.md");
+  }
+
+  /** {@code load} with a file it cannot read as text (not UTF-8) as missing: an included listing, not a page. */
+  private static Function<String, String> quietly(Function<String, String> load) {
+    return path -> {
+      try {
+        return load.apply(path);
+      } catch (ServiceException | UncheckedIOException e) {
+        return null;
+      }
+    };
   }
 
   /** The chapter's folder: the first folder below the pages root. */
