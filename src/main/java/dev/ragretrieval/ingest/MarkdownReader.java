@@ -159,6 +159,8 @@ public final class MarkdownReader {
    * {@code <>}: in prose that is more often text ("angle brackets <> for required inputs").
    */
   private static final Pattern JSX_START = Pattern.compile("</?[A-Z][\\w.]*(?=[\\s/>]|$)", Pattern.MULTILINE);
+  /** A JSX attribute the component shows as text: its {@code title} or {@code label}, a string literal. */
+  private static final Pattern SHOWN_ATTRIBUTE = Pattern.compile("\\s(title|label)=(?:\"([^\"]*)\"|'([^']*)')");
   private static final Pattern HEADING_ID = Pattern.compile("\\s*\\\\?\\{#[^}\\s]*\\\\?}\\s*$");
   /** What a tag holds outside its braces and strings: names, {@code =}, {@code /} and white space. */
   private static final CharMatcher ATTRIBUTE_CHARS = c -> Character.isLetterOrDigit(c) || Character.isWhitespace(c)
@@ -194,7 +196,9 @@ public final class MarkdownReader {
   public static Page read(String relativePath, String markdown, String chapterLabel, String baseUrl,
       MarkdownFolder.Layout layout) {
     String documentId = withoutExtension(relativePath);
-    String source = NOTEBOOK.matcher(relativePath).find() ? Notebook.markdown(markdown) : markdown;
+    String source = NOTEBOOK.matcher(relativePath).find() ? Notebook.markdown(markdown)
+        // a byte order mark (an editor on Windows) would hide the front matter and make its lines a heading
+        : markdown.startsWith("\uFEFF") ? markdown.substring(1) : markdown;
     Node document = PARSER.parse(stripMdx(yamlFrontMatter(source)));
     unquoteInlineCode(document);
     dropInlineTags(document);
@@ -510,6 +514,13 @@ public final class MarkdownReader {
       } else if (c == '<' && JSX_START.matcher(text).region(i, text.length()).lookingAt()) {
         int end = tagEnd(text, i);
         skipTo = end < 0 ? -1 : end + 1;
+        if (end > 0) {
+          // a component's title or label is shown on the page: <TabItem label="Python">, <Details title="Why?">
+          Matcher shown = SHOWN_ATTRIBUTE.matcher(text).region(i, end);
+          while (shown.find()) {
+            out.append("\n\n").append(shown.group(2) != null ? shown.group(2) : shown.group(3)).append("\n\n");
+          }
+        }
       }
       if (skipTo > 0) {
         i = skipTo;

@@ -505,6 +505,39 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("a component's title or label is shown on the page, so it is text; a byte order mark before the front"
+      + " matter does not hide it")
+  void componentTitlesAndByteOrderMark() {
+    String md = """
+        \uFEFF---
+        title: Reducers
+        ---
+
+        import Tabs from '@theme/Tabs';
+
+        ## Why reducers
+
+        <DetailedExplanation title="Why are they called reducers?">
+
+        Because of Array.reduce.
+
+        </DetailedExplanation>
+
+        <Tabs groupId="lang">
+        <TabItem value="js" label="JavaScript" default>
+
+        Use JS.
+
+        </TabItem>
+        </Tabs>
+        """;
+    Page page = MarkdownReader.read("docs/reducers.mdx", md, null, null);
+    assertThat(page.pageTitle()).isEqualTo("Reducers");
+    assertThat(page.sections()).extracting(Page.Section::heading, Page.Section::text).containsExactly(
+        tuple("Why reducers", "Why are they called reducers?\n\nBecause of Array.reduce.\n\nJavaScript\n\nUse JS."));
+  }
+
+  @Test
   @DisplayName("a fence closes only with a fence of its own mark and length: code shown inside a longer fence keeps"
       + " its import lines and tags")
   void nestedFences() {
