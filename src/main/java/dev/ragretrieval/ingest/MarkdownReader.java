@@ -107,6 +107,8 @@ public final class MarkdownReader {
     ATTRIBUTE_LIST = Pattern.compile("\\{:?[ \\t]*" + attribute + "(?:[ \\t]+" + attribute + ")*[ \\t]*}");
   }
 
+  private static final Pattern ATTRIBUTE_MARK = Pattern.compile("[{\\s][.#][\\w-]|=[\"']");
+
   /** A MyST role before its text: {@code {ref}`Setup <setup>`}, {@code {term}`node`}. */
   private static final Pattern ROLE = Pattern.compile("\\{[a-z][\\w:.-]*}(?=`)");
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
@@ -503,7 +505,8 @@ public final class MarkdownReader {
         }
       } else if (c == '{') {
         Matcher attributes = ATTRIBUTE_LIST.matcher(text).region(i, text.length());
-        skipTo = attributes.lookingAt() ? attributes.end() : templateTagEnd(text, i);
+        skipTo = attributes.lookingAt() && isAttributeList(attributes.group()) ? attributes.end()
+            : templateTagEnd(text, i);
         while (skipTo > 0 && skipTo < text.length() && text.charAt(skipTo) == ' '
             && out.length() > 0 && out.charAt(out.length() - 1) == ' ') {
           skipTo++; // "the team { .heart } and": one space between the words
@@ -531,6 +534,14 @@ public final class MarkdownReader {
     }
     // a line left with only the indentation of a removed tag is a blank line
     return BLANK_LINES.matcher(out).replaceAll("");
+  }
+
+  /**
+   * Whether braces that look like attributes are an attribute list: kramdown's colon, a class or
+   * id, or a quoted value; {@code {n=1}} in a sentence is text.
+   */
+  private static boolean isAttributeList(String braces) {
+    return braces.startsWith("{:") || ATTRIBUTE_MARK.matcher(braces).find();
   }
 
   /**
