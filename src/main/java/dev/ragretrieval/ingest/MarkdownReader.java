@@ -107,7 +107,7 @@ public final class MarkdownReader {
     ATTRIBUTE_LIST = Pattern.compile("\\{:?[ \\t]*" + attribute + "(?:[ \\t]+" + attribute + ")*[ \\t]*}");
   }
 
-  private static final Pattern ATTRIBUTE_MARK = Pattern.compile("[{\\s][.#][\\w-]|=[\"']");
+  private static final Pattern ATTRIBUTE_MARK = Pattern.compile("^\\{[ \\t]|[ \\t]}$|[{\\s][.#][\\w-]|=[\"']");
 
   /** A MyST role before its text: {@code {ref}`Setup <setup>`}, {@code {term}`node`}. */
   private static final Pattern ROLE = Pattern.compile("\\{[a-z][\\w:.-]*}(?=`)");
@@ -507,9 +507,9 @@ public final class MarkdownReader {
         Matcher attributes = ATTRIBUTE_LIST.matcher(text).region(i, text.length());
         skipTo = attributes.lookingAt() && isAttributeList(attributes.group()) ? attributes.end()
             : templateTagEnd(text, i);
-        while (skipTo > 0 && skipTo < text.length() && text.charAt(skipTo) == ' '
-            && out.length() > 0 && out.charAt(out.length() - 1) == ' ') {
-          skipTo++; // "the team { .heart } and": one space between the words
+        if (skipTo > 0 && out.length() > 0 && out.charAt(out.length() - 1) == ' '
+            && (skipTo >= text.length() || " \t\n.,;:!?)".indexOf(text.charAt(skipTo)) >= 0)) {
+          out.setLength(out.length() - 1); // "the team { .heart } and", "friends { width=300 };": no space left over
         }
       } else if (c == ':') {
         Matcher icon = ICON.matcher(text).region(i, text.length());
@@ -537,8 +537,9 @@ public final class MarkdownReader {
   }
 
   /**
-   * Whether braces that look like attributes are an attribute list: kramdown's colon, a class or
-   * id, or a quoted value; {@code {n=1}} in a sentence is text.
+   * Whether braces that look like attributes are an attribute list: kramdown's colon, spaces inside
+   * the braces ({@code { width=300 }}), a class or id, or a quoted value; {@code {k=0}} in a formula
+   * is text.
    */
   private static boolean isAttributeList(String braces) {
     return braces.startsWith("{:") || ATTRIBUTE_MARK.matcher(braces).find();

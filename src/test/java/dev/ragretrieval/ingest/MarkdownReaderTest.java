@@ -361,7 +361,7 @@ class MarkdownReaderTest {
         Read the {{% badge %}}new{{% /badge %}} guide first.
         {: .note }
 
-        Made by the team { .heart } and { style="color: red" } friends; {n=1} and a set {1, 2} stay.
+        Made by the team { .heart } and { style="color: red" } friends { width=300 }; {k=0} and a set {1, 2} stay.
 
         ```html
         {% include footer.html %}
@@ -378,7 +378,7 @@ class MarkdownReaderTest {
     assertThat(page.sections()).extracting(Page.Section::heading).containsExactly("Needs", "Keys v2");
     assertThat(page.sections().get(1).text()).isEqualTo("Press Ctrl+C to stop.\nThen restart it.");
     assertThat(page.sections().get(0).text()).isEqualTo("The server needs Java 17.\n\nKeep the token secret.\n\n"
-        + "Read the new guide first.\n\nMade by the team and friends; {n=1} and a set {1, 2} stay.\n\n"
+        + "Read the new guide first.\n\nMade by the team and friends; {k=0} and a set {1, 2} stay.\n\n"
         + "{% include footer.html %}\n\nWrite {{< ref \"x\" >}} to link a page.");
   }
 
