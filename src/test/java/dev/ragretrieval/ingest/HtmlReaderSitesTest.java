@@ -30,7 +30,7 @@ class HtmlReaderSitesTest {
         "mdbook/ch15-03-drop.html", "mkdocs/intro-ros2.html", "mkdocs-material/intro-ros2.html",
         "mkdocs-readthedocs/intro-ros2.html", "sphinx-furo/intro-ros2.html", "sphinx-rtd/intro-ros2.html",
         "starlight/intro-ros2.html", "vitepress/intro-ros2.html", "mdbook-0.5/intro-ros2.html",
-        "hugo-hextra/intro-ros2.html");
+        "hugo-hextra/intro-ros2.html", "jupyter-book/intro-ros2.html");
   }
 
   /**
@@ -78,6 +78,8 @@ class HtmlReaderSitesTest {
         Arguments.of("docus/intro-ros2.html", docs, null, null),
         Arguments.of("vocs/intro-ros2.html", docs, null, null),
         Arguments.of("retype/intro-ros2.html", docs, null, "Tip"),
+        // Jupyter Book 1 (Sphinx with sphinx-book-theme, MyST): the module is its table of contents' part caption
+        Arguments.of("jupyter-book/intro-ros2.html", htmlAnywhere, module, "Tip"),
         // Hugo names no root on the page: its chapter is the folder after /docs/, and Hextra's sidebar has no label
         Arguments.of("hugo-hextra/intro-ros2.html", List.of("https://example.org/docs/module-1-ros2/01-intro-ros2/"),
             null, "\u2139\ufe0f"));
@@ -195,7 +197,8 @@ class HtmlReaderSitesTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("samePage")
   @DisplayName("MkDocs 1.6 (mkdocs, material, readthedocs), Sphinx 9 (furo, Read the Docs; dirhtml), Starlight 0.37,"
-      + " VitePress 1.6, mdBook 0.5, HonKit 6.1, Rspress 2.0, VuePress 2.0, Nextra 4.6, Hugo 0.140 (Hextra): the same"
+      + " VitePress 1.6, mdBook 0.5, HonKit 6.1, Rspress 2.0, VuePress 2.0, Nextra 4.6, Hugo 0.140 (Hextra), Jupyter"
+      + " Book 1.0: the same"
       + " page reads the same; its chapter is the first folder below the root the site names, and its label the"
       + " navigation section")
   void sameBookEveryGenerator(String fixture, List<String> urls, String label, String box) {

@@ -463,6 +463,23 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("every page of the sample book written for Jupyter Book (its boxes as MyST's :::{tip}) reads as the"
+      + " Docusaurus original does")
+  void mystSampleBook() throws Exception {
+    int withBoxes = 0;
+    for (String path : new String(MarkdownReaderTest.class.getResourceAsStream("/sample-book/index.txt").readAllBytes(),
+        java.nio.charset.StandardCharsets.UTF_8).strip().split("\\R")) {
+      String docusaurus = new String(MarkdownReaderTest.class.getResourceAsStream("/sample-book/" + path).readAllBytes(),
+          java.nio.charset.StandardCharsets.UTF_8);
+      String myst = docusaurus.replaceAll("(?m)^:::(\\w+)", ":::{$1}");
+      withBoxes += myst.equals(docusaurus) ? 0 : 1;
+      assertThat(MarkdownReader.read(path, myst, null, null)).as(path)
+          .isEqualTo(MarkdownReader.read(path, docusaurus, null, null));
+    }
+    assertThat(withBoxes).isGreaterThan(5);
+  }
+
+  @Test
   @DisplayName("Quarto and R Markdown pages: callouts read as boxes, executable cells as code without their options"
       + " (#|), a plain div as its text")
   void quartoPages() {
