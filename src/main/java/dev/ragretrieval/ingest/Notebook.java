@@ -20,12 +20,14 @@ final class Notebook {
 
   /** The notebook's cells as Markdown; empty when {@code json} is no notebook. */
   static String markdown(String json) {
-    JsonObject notebook;
     try {
-      notebook = new JsonObject(json);
+      return cells(new JsonObject(json));
     } catch (DecodeException | ClassCastException e) {
-      return "";
+      return ""; // not JSON, or JSON of another shape: no notebook
     }
+  }
+
+  private static String cells(JsonObject notebook) {
     JsonArray cells = notebook.getJsonArray("cells");
     if (cells == null) {
       return "";

@@ -62,5 +62,9 @@ class NotebookTest {
         tuple("chapters/broken", null),
         tuple("chapters/intro", "Intro"));
     assertThat(MarkdownReader.read("chapters/broken.ipynb", "{\"cells\": [", null, null).sections()).isEmpty();
+    assertThat(MarkdownReader.read("chapters/odd.ipynb", "{\"cells\": {\"cell_type\": 3}}", null, null).sections())
+        .isEmpty();
+    assertThat(MarkdownReader.read("chapters/odd.ipynb", "{\"cells\": [{\"cell_type\": 3, \"source\": \"x\"}]}", null,
+        null).sections()).isEmpty();
   }
 }
