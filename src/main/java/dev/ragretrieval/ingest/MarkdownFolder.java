@@ -67,7 +67,7 @@ public final class MarkdownFolder {
   /** The site generators whose repositories are recognised, by the name their users know. */
   public enum Generator {
     DOCUSAURUS("Docusaurus"), MKDOCS("MkDocs"), MDBOOK("mdBook"), STARLIGHT("Starlight"), VITEPRESS("VitePress"),
-    HUGO("Hugo");
+    HUGO("Hugo"), JUPYTER_BOOK("Jupyter Book"), QUARTO("Quarto");
 
     private final String label;
 
@@ -201,6 +201,9 @@ public final class MarkdownFolder {
     // a Docsify site's README.md is its home page, not a description of the repository
     boolean docsify = says(root.resolve("index.html"), DOCSIFY);
     boolean hugo = layout.generator() == Generator.HUGO;
+    // Quarto leaves out files and folders whose name starts with '_' (its _site/ and _book/ output),
+    // Jupyter Book its _build/ (copies of every notebook)
+    boolean underscoreFolders = layout.generator() == Generator.QUARTO || layout.generator() == Generator.JUPYTER_BOOK;
     // Docusaurus publishes .md and .mdx only; MkDocs, Hugo and Jekyll read .markdown too, Quarto .qmd and .ipynb
     boolean markdownSuffix = layout.generator() != Generator.DOCUSAURUS;
     paths = files(root).stream()
@@ -208,6 +211,7 @@ public final class MarkdownFolder {
         .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md")
             // a Hugo section's _index.md is its page, not a partial
             || hugo && path.endsWith("_index.md") && isPage(path.replace("_index.md", "index.md"), true))
+        .filter(path -> !underscoreFolders || !path.startsWith("_") && !path.contains("/_"))
         .sorted()
         .toList();
     List<Layout> readAs = List.of();
@@ -352,6 +356,12 @@ public final class MarkdownFolder {
     }
     if (anyConfig(root, "astro.config.") && Files.isDirectory(root.resolve("src/content/docs"))) {
       return new Layout(Generator.STARLIGHT, List.of("src/content/docs/"), "src/content/docs/", null, "/");
+    }
+    if (Files.isRegularFile(root.resolve("_quarto.yml")) || Files.isRegularFile(root.resolve("_quarto.yaml"))) {
+      return new Layout(Generator.QUARTO, List.of(""), "", null, ".html");
+    }
+    if (Files.isRegularFile(root.resolve("_toc.yml")) && Files.isRegularFile(root.resolve("_config.yml"))) {
+      return new Layout(Generator.JUPYTER_BOOK, List.of(""), "", null, ".html");
     }
     Path hugo = hugoConfig(root);
     if (hugo != null) {

@@ -3,14 +3,15 @@ package dev.ragretrieval.ingest;
 import java.util.Locale;
 
 /**
- * Where MkDocs, mdBook, Starlight, VitePress and Hugo publish a Markdown page of their repository, so that
- * {@code ingest --base-url} gives each chunk the address a reader can open (Docusaurus' rules are
- * {@link DocusaurusPath}'s). MkDocs serves {@code guide/setup.md} at {@code guide/setup/}, or at
- * {@code guide/setup.html} with {@code use_directory_urls: false}, an index.md or README.md as its
- * folder (or its index.html); mdBook at {@code guide/setup.html}, a README.md as index.html;
- * Starlight at {@code guide/setup/}, its path slugged (lower case, spaces as '-') unless the front
- * matter's {@code slug} names it; VitePress at {@code guide/setup.html}, or {@code guide/setup} with
- * {@code cleanUrls: true}; Hugo at {@code guide/setup/} in lower case, or with the front matter's
+ * Where MkDocs, mdBook, Starlight, VitePress, Hugo, Jupyter Book and Quarto publish a Markdown page
+ * of their repository, so that {@code ingest --base-url} gives each chunk the address a reader can
+ * open (Docusaurus' rules are {@link DocusaurusPath}'s). MkDocs serves {@code guide/setup.md} at
+ * {@code guide/setup/}, or at {@code guide/setup.html} with {@code use_directory_urls: false}, an
+ * index.md or README.md as its folder (or its index.html); mdBook at {@code guide/setup.html}, a
+ * README.md as index.html; Starlight at {@code guide/setup/}, its path slugged (lower case, spaces
+ * as '-') unless the front matter's {@code slug} names it; VitePress at {@code guide/setup.html}, or
+ * {@code guide/setup} with {@code cleanUrls: true}; Jupyter Book and Quarto at
+ * {@code guide/setup.html}; Hugo at {@code guide/setup/} in lower case, or with the front matter's
  * {@code slug} as its last part. Starlight, VitePress and Hugo serve an {@code index.md} as its
  * folder, and Hugo a section's {@code _index.md}. None drops number prefixes.
  */
@@ -38,6 +39,7 @@ final class SitePath {
       case STARLIGHT -> slug != null ? slug.replaceAll("^/+|/+$", "") + (slug.isBlank() ? "" : "/")
           : slugged(index ? dir : dir + name + "/");
       case VITEPRESS -> index ? dir : dir + name + layout.pageSuffix();
+      case JUPYTER_BOOK, QUARTO -> dir + name + layout.pageSuffix();
       // Hugo: a section's _index.md and a bundle's index.md are their folder; paths in lower case, spaces as '-'
       case HUGO -> (index || name.equals("_index") ? dir
           : dir + (slug != null && !slug.isBlank() ? slug.strip() : name) + "/").toLowerCase(Locale.ROOT)

@@ -214,6 +214,32 @@ class MarkdownFolderTest {
   }
 
   @Test
+  @DisplayName("Jupyter Book (_toc.yml and _config.yml) and Quarto (_quarto.yml) repositories: Markdown, notebooks and"
+      + " .qmd pages at name.html (checked against a Jupyter Book 1.0 build), not their _build/ or _site/ output")
+  void jupyterBookAndQuartoRepositories() throws Exception {
+    write("README.md", "intro.md", "part-1/01-basics.md", "_build/jupyter_execute/part-1/02-arrays.md");
+    Files.writeString(root.resolve("part-1/02-arrays.ipynb"), "{\"cells\": [{\"cell_type\": \"markdown\","
+        + " \"source\": \"# Arrays\\n\\nArrays hold numbers.\"}]}");
+    Files.writeString(root.resolve("_toc.yml"), "format: jb-book\nroot: intro\n");
+    Files.writeString(root.resolve("_config.yml"), "title: Book\n");
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org/");
+    assertThat(folder.readAs().get(0).generator()).isEqualTo(MarkdownFolder.Generator.JUPYTER_BOOK);
+    assertThat(folder.pages()).extracting(Page::sourceUrl, Page::pageTitle, Page::chapter).containsExactly(
+        tuple("https://book.example.org/intro.html", "intro.md", null),
+        tuple("https://book.example.org/part-1/01-basics.html", "01-basics.md", "part-1"),
+        tuple("https://book.example.org/part-1/02-arrays.html", "Arrays", "part-1"));
+
+    Files.delete(root.resolve("_toc.yml"));
+    Files.writeString(root.resolve("_quarto.yml"), "project:\n  type: book\n");
+    write("index.qmd", "_site/index.md", "_common.md");
+    folder = MarkdownFolder.site(root, "https://book.example.org");
+    assertThat(folder.readAs().get(0).generator()).isEqualTo(MarkdownFolder.Generator.QUARTO);
+    assertThat(folder.pages()).extracting(Page::sourceUrl).containsExactly("https://book.example.org/index.html",
+        "https://book.example.org/intro.html", "https://book.example.org/part-1/01-basics.html",
+        "https://book.example.org/part-1/02-arrays.html");
+  }
+
+  @Test
   @DisplayName(".markdown files are pages too (MkDocs, Hugo, Jekyll read them), with the extension dropped as .md's;"
       + " not in a Docusaurus site, which publishes .md and .mdx only")
   void markdownSuffix() throws Exception {
