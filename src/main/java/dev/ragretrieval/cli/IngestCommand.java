@@ -266,7 +266,7 @@ public final class IngestCommand implements Callable<Integer> {
       MarkdownFolder.Folder folder = MarkdownFolder.site(path, baseUrl);
       for (MarkdownFolder.Layout site : folder.readAs()) {
         cli.err().println("note: " + site.generator() + " site: only what it publishes is read ("
-            + String.join(", ", site.folders()) + ")");
+            + String.join(", ", site.folders().stream().map(f -> f.isEmpty() ? "./" : f).toList()) + ")");
       }
       if (!folder.leftOut().isEmpty()) {
         cli.err().println("note: " + Ingestor.plural(folder.leftOut().size(), "Markdown file") + " beside what the site"

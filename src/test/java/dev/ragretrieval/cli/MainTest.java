@@ -350,6 +350,15 @@ class MainTest {
     Run query = run(env, "query", "prune roses", "--collection", "garden", "--json");
     JsonArray results = new JsonObject(query.out()).getJsonArray("results");
     assertThat(results).allSatisfy(r -> assertThat(((JsonObject) r).getString("source_url")).doesNotContain("roses"));
+    // as a Quarto project: the whole folder, not its rendered output in _site/
+    Files.delete(work.resolve("mkdocs.yml"));
+    Files.writeString(work.resolve("_quarto.yml"), "project:\n  type: website\n");
+    Files.createDirectories(work.resolve("_site/docs/garden"));
+    Files.writeString(work.resolve("_site/docs/garden/tomatoes.md"), "# Tomatoes\n\nA rendered copy.\n");
+    Run quarto = run("ingest", work.toString(), "--collection", "garden");
+    assertThat(quarto.err()).contains("note: Quarto site: only what it publishes is read (./)");
+    // NOTES.md is a page of it now, and tomatoes.md changed chapter: the first folder below the project, docs
+    assertThat(quarto.out()).contains("2 pages (1 new, 1 changed, 0 unchanged, 0 removed)");
   }
 
   @Test
