@@ -63,10 +63,12 @@ public final class MarkdownReader {
   private static final Pattern NOTEBOOK = Pattern.compile("(?i)\\.ipynb$");
   /**
    * A code fence's line: its marks, then what follows them. MyST (Jupyter Book, Sphinx) also
-   * fences a directive with colons, {@code :::{note}}; other colon lines are Docusaurus
-   * admonitions and Pandoc's divs ({@link #ADMONITION}).
+   * fences a directive with colons, {@code :::{note}}, and closes it with a bare {@code :::}; a
+   * bare colon line that closes no such fence, and other colon lines, are Docusaurus admonitions
+   * and Pandoc's divs ({@link #ADMONITION}).
    */
-  private static final Pattern FENCE = Pattern.compile("^[ \\t]*(`{3,}|~{3,}|:{3,}(?=\\{[\\w:-]+}))[ \\t]*(.*?)[ \\t]*$");
+  private static final Pattern FENCE =
+      Pattern.compile("^[ \\t]*(`{3,}|~{3,}|:{3,}(?=\\{[\\w:-]+}|[ \\t]*$))[ \\t]*(.*?)[ \\t]*$");
   /**
    * A MyST directive after its fence's marks: {@code {note}}, {@code {admonition} Title},
    * {@code {code-cell} python}.
@@ -357,7 +359,8 @@ public final class MarkdownReader {
         }
       }
       Matcher fence = FENCE.matcher(line);
-      if (fence.matches()) {
+      boolean bareColons = fence.matches() && fence.group(1).charAt(0) == ':' && fence.group(2).isEmpty();
+      if (fence.matches() && (!bareColons || inside != null && inside.closedBy(fence.group(1), ""))) {
         String marks = fence.group(1);
         if (inside != null && inside.closedBy(marks, fence.group(2))) {
           fences.pop();

@@ -555,6 +555,36 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("a MyST colon fence ends at its bare ':::' (the text after a table of contents or a code block in one"
+      + " is read), and a Docusaurus box's ':::' beside it still ends the box")
+  void mystColonFencesClose() {
+    String md = """
+        ## Contents
+
+        :::{toctree}
+        :maxdepth: 1
+        chapter1
+        :::
+
+        After the contents.
+
+        :::{code-block} python
+        print("x")
+        :::
+
+        After the code.
+
+        :::tip
+        A Docusaurus tip.
+        :::
+
+        End.
+        """;
+    assertThat(MarkdownReader.read("docs/contents.md", md, null, null).sections().get(0).text()).isEqualTo(
+        "After the contents.\n\nprint(\"x\")\n\nAfter the code.\n\nTip\n\nA Docusaurus tip.\n\nEnd.");
+  }
+
+  @Test
   @DisplayName("a fence closes only with a fence of its own mark and length: code shown inside a longer fence keeps"
       + " its import lines and tags")
   void nestedFences() {
