@@ -45,7 +45,10 @@ import org.jsoup.Jsoup;
  * export statements, JSX component tags and comments, also over several lines, admonition fences)
  * is removed (an admonition's title stays, as a paragraph); code blocks stay as text. MkDocs'
  * boxes ({@code !!! note "Title"}, their body indented below) and GitHub alerts ({@code > [!TIP]})
- * read the same way, and a table row by row, as the built page reads.
+ * read the same way, and a table row by row, as the built page reads. The other generators' own
+ * syntax reads as their sites show it: MkDocs' content tabs, MyST's directives and roles (Jupyter
+ * Book, Sphinx), Quarto's callouts and cells, Liquid tags and Hugo's shortcodes, attribute lists,
+ * Hugo's TOML front matter; a notebook ({@code .ipynb}) reads as its cells ({@link Notebook}).
  */
 public final class MarkdownReader {
 
