@@ -273,6 +273,10 @@ public final class IngestCommand implements Callable<Integer> {
             + (folder.readAs().size() > 1 ? "s publish" : " publishes") + " not ingested (ingest their folder for them): "
             + Ingestor.firstFive(folder.leftOut()));
       }
+      if (!folder.translations().isEmpty()) {
+        cli.err().println("note: the site's translations are not ingested (ingest a language's folder for it): "
+            + Ingestor.firstFive(folder.translations()));
+      }
       if (!folder.drafts().isEmpty()) {
         cli.err().println("note: " + Ingestor.plural(folder.drafts().size(), "draft") + " (draft: true) not ingested,"
             + " as Docusaurus does not publish them: " + Ingestor.firstFive(folder.drafts()));

@@ -87,6 +87,9 @@ public final class MarkdownFolder {
   private static final Pattern DOCSIFY = Pattern.compile("\\$docsify\\b");
   private static final Pattern HUGO_CONTENT_DIR =
       Pattern.compile("(?m)^[ \\t]*['\"]?contentDir['\"]?[ \\t]*[=:][ \\t]*['\"]?([^'\"#\\s,]+)");
+  /** A locale in a Starlight or VitePress {@code locales} object: {@code 'zh-cn': { label: '...', lang: 'zh-CN' }}. */
+  private static final Pattern LOCALE = Pattern.compile(
+      "(?m)^[ \\t]*['\"]?([a-z]{2,3}(?:-[A-Za-z]{2,4})?|root)['\"]?[ \\t]*:[ \\t]*\\{[^\\n]*\\b(?:lang|label)[ \\t]*:");
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
   /**
@@ -103,12 +106,15 @@ public final class MarkdownFolder {
   /**
    * A folder's pages; the drafts among its files, which are not read; the generators' sites whose
    * published folders alone were read (their folders as seen from the given one; empty when the whole
-   * folder was read); and the Markdown files beside what those sites publish, not read.
+   * folder was read); the Markdown files beside what those sites publish, not read; and the folders
+   * of a site's translations, not read either.
    */
-  public record Folder(List<Page> pages, List<String> drafts, List<Layout> readAs, List<String> leftOut) {
+  public record Folder(List<Page> pages, List<String> drafts, List<Layout> readAs, List<String> leftOut,
+      List<String> translations) {
     public Folder {
       readAs = List.copyOf(readAs);
       leftOut = List.copyOf(leftOut);
+      translations = List.copyOf(translations);
     }
   }
 
@@ -144,6 +150,7 @@ public final class MarkdownFolder {
     List<String> drafts = new ArrayList<>();
     List<Layout> readAs = new ArrayList<>();
     List<String> read = new ArrayList<>();
+    List<String> translations = new ArrayList<>();
     for (Map.Entry<String, Layout> entry : sites.entrySet()) {
       String site = entry.getKey();
       Layout layout = entry.getValue();
@@ -158,6 +165,7 @@ public final class MarkdownFolder {
             page.pageTitle(), page.chapter(), page.chapterLabel(), page.sourceType(), page.sections()));
       }
       folder.drafts().forEach(draft -> drafts.add(prefix + draft));
+      folder.translations().forEach(translation -> translations.add(prefix + translation));
       List<String> published = layout.folders() == null ? List.of("") : layout.folders();
       List<String> prefixed = published.stream().map(f -> prefix + f).toList();
       readAs.add(new Layout(layout.generator(), prefixed, prefix + layout.pagesRoot(), null, layout.pageSuffix(),
@@ -172,7 +180,7 @@ public final class MarkdownFolder {
         .filter(path -> isPage(path, true) && read.stream().noneMatch(path::startsWith))
         .sorted()
         .toList();
-    return new Folder(pages, drafts, readAs, leftOut);
+    return new Folder(pages, drafts, readAs, leftOut, translations);
   }
 
   /** Adds the folders below {@code folder} (down to {@code depth} levels) that hold a generator's settings. */
@@ -214,6 +222,11 @@ public final class MarkdownFolder {
         .filter(path -> !underscoreFolders || !path.startsWith("_") && !path.contains("/_"))
         .sorted()
         .toList();
+    // a Starlight or VitePress site's translations repeat its pages in other languages (as Docusaurus' i18n/)
+    List<String> translations = translations(root, layout);
+    if (!translations.isEmpty()) {
+      paths = paths.stream().filter(path -> translations.stream().noneMatch(path::startsWith)).toList();
+    }
     List<Layout> readAs = List.of();
     List<String> leftOut = List.of();
     if (layout.folders() != null) {
@@ -238,7 +251,7 @@ public final class MarkdownFolder {
         throw new UncheckedIOException(e);
       }
     }, baseUrl);
-    return new Folder(folder.pages(), folder.drafts(), readAs, leftOut);
+    return new Folder(folder.pages(), folder.drafts(), readAs, leftOut, translations);
   }
 
   /**
@@ -317,13 +330,15 @@ public final class MarkdownFolder {
       }
       if (layout.generator() == null || layout.generator() == Generator.MDBOOK) {
         text = MdBookIncludes.expand(text, path, quietly(load));
+      } else if (layout.generator() == Generator.VITEPRESS) {
+        text = VitePressSnippets.expand(text, path, layout.pagesRoot(), quietly(load));
       }
       String chapter = MarkdownReader.chapterOf(MarkdownReader.withoutExtension(path), layout.pagesRootOf(path));
       String label = chapter == null ? null
           : labels.computeIfAbsent(chapterDir(path, layout.pagesRootOf(path)), dir -> label(dir, load));
       pages.add(MarkdownReader.read(path, text, label, baseUrl, layout));
     }
-    return new Folder(pages, drafts, List.of(), List.of());
+    return new Folder(pages, drafts, List.of(), List.of(), List.of());
   }
 
   /**
@@ -377,6 +392,43 @@ public final class MarkdownFolder {
       }
     }
     return Layout.PLAIN;
+  }
+
+  /**
+   * The folders of a Starlight or VitePress site's translations: its {@code locales} but the root
+   * one, each a folder below the pages' root ({@code de: { label: 'Deutsch', lang: 'de' }} is
+   * {@code src/content/docs/de/}). A locale is a key whose object names its {@code lang} or
+   * {@code label} on the same line, as both generators' documentation writes them.
+   */
+  private static List<String> translations(Path root, Layout layout) {
+    Path config = layout.generator() == Generator.STARLIGHT ? config(root, "astro.config.")
+        : layout.generator() == Generator.VITEPRESS ? Stream.of(".vitepress", "docs/.vitepress")
+            .map(folder -> config(root.resolve(folder), "config.")).filter(java.util.Objects::nonNull).findFirst()
+            .orElse(null)
+        : null;
+    if (config == null) {
+      return List.of();
+    }
+    String text;
+    try {
+      text = Files.readString(config, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return List.of();
+    }
+    int locales = text.indexOf("locales");
+    if (locales < 0) {
+      return List.of();
+    }
+    List<String> folders = new ArrayList<>();
+    Matcher locale = LOCALE.matcher(text);
+    locale.region(locales, text.length());
+    while (locale.find()) {
+      String name = locale.group(1);
+      if (!name.equals("root") && !folders.contains(layout.pagesRoot() + name + "/")) {
+        folders.add(layout.pagesRoot() + name + "/");
+      }
+    }
+    return folders;
   }
 
   /**

@@ -214,6 +214,32 @@ class MarkdownFolderTest {
   }
 
   @Test
+  @DisplayName("a Starlight or VitePress site's translations (its locales but root) are not read, as Docusaurus'"
+      + " i18n/ is not, and the folder says which; a VitePress page's snippet import is read from the site")
+  void translationsLeftOut() throws Exception {
+    write("src/content/docs/guides/setup.md", "src/content/docs/de/guides/setup.md",
+        "src/content/docs/zh-cn/guides/setup.md", "src/content/docs/ui/buttons.md");
+    Files.writeString(root.resolve("astro.config.mjs"), "export const locales = {\n"
+        + "  root: { label: 'English', lang: 'en' },\n  de: { label: 'Deutsch', lang: 'de' },\n"
+        + "  'zh-cn': { label: '简体中文', lang: 'zh-CN' },\n};\nexport default { ui: { theme: 'dark' } };\n");
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, null);
+    assertThat(folder.pages()).extracting(Page::documentId)
+        .containsExactly("src/content/docs/guides/setup", "src/content/docs/ui/buttons");
+    assertThat(folder.translations()).containsExactly("src/content/docs/de/", "src/content/docs/zh-cn/");
+
+    Files.delete(root.resolve("astro.config.mjs"));
+    write("docs/.vitepress/config.mts", "docs/index.md", "docs/ja/index.md", "docs/snippets/init.sh");
+    Files.writeString(root.resolve("docs/.vitepress/config.mts"), "export default {\n  locales: {\n"
+        + "    root: { label: 'English', lang: 'en-US' },\n    ja: { label: '日本語', lang: 'ja' }\n  }\n}\n");
+    Files.writeString(root.resolve("docs/snippets/init.sh"), "npx vitepress init\n");
+    Files.writeString(root.resolve("docs/index.md"), "# Start\n\n## Install\n\nRun this:\n\n<<< @/snippets/init.sh\n");
+    folder = MarkdownFolder.site(root, null);
+    assertThat(folder.pages()).extracting(Page::documentId).containsExactly("docs/index");
+    assertThat(folder.translations()).containsExactly("docs/ja/");
+    assertThat(folder.pages().get(0).sections().get(0).text()).isEqualTo("Run this:\n\nnpx vitepress init");
+  }
+
+  @Test
   @DisplayName("Jupyter Book (_toc.yml and _config.yml) and Quarto (_quarto.yml) repositories: Markdown, notebooks and"
       + " .qmd pages at name.html (checked against a Jupyter Book 1.0 build), not their _build/ or _site/ output")
   void jupyterBookAndQuartoRepositories() throws Exception {
