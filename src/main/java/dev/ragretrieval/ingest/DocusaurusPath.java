@@ -48,9 +48,9 @@ final class DocusaurusPath {
     if (site.blog() != null && relativePath.startsWith(site.blog().folder())) {
       return blogPost(site.blog().route(), relativePath.substring(site.blog().folder().length()), slug);
     }
-    if (site.pages() && relativePath.startsWith("src/pages/")) {
+    if (site.pages() && relativePath.startsWith(site.pagesFolder())) {
       // a standalone Markdown page: its path below src/pages is its address
-      return relativePath.substring("src/pages/".length()).replaceFirst("(^|/)index\\.mdx?$", "$1")
+      return relativePath.substring(site.pagesFolder().length()).replaceFirst("(^|/)index\\.mdx?$", "$1")
           .replaceFirst("\\.mdx?$", "");
     }
     DocusaurusSite.Route docs = site.docsOf(relativePath);

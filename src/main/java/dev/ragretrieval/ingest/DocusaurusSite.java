@@ -18,8 +18,10 @@ import java.util.regex.Pattern;
  *
  * @param docs the docs folders ("docs/") with their routes ("docs"; "" for a site served from its root)
  * @param blog the blog's folder and route, or null when the site has no blog
+ * @param base the site's folder below the folder read, when its folders are given from there
+ *     ({@link #rebased}); "" otherwise
  */
-record DocusaurusSite(List<Route> docs, Route blog, boolean pages, boolean numberPrefixes) {
+record DocusaurusSite(List<Route> docs, Route blog, boolean pages, boolean numberPrefixes, String base) {
 
   /** A folder of the site ("docs/", with its slash) and the route it is served at ("docs", "" for the root). */
   record Route(String folder, String route) {}
@@ -30,6 +32,46 @@ record DocusaurusSite(List<Route> docs, Route blog, boolean pages, boolean numbe
 
   DocusaurusSite {
     docs = List.copyOf(docs);
+  }
+
+  DocusaurusSite(List<Route> docs, Route blog, boolean pages, boolean numberPrefixes) {
+    this(docs, blog, pages, numberPrefixes, "");
+  }
+
+  /** Whether a docs or blog folder lies above the site's own ({@code path: '../docs'}, a site in website/). */
+  boolean reachesOut() {
+    return docs.stream().anyMatch(route -> route.folder().startsWith("../"))
+        || blog != null && blog.folder().startsWith("../");
+  }
+
+  /**
+   * This site as seen from the folder above it: its folders given below that folder ("website/" and
+   * "../docs/" is "docs/"); null when one of them lies above that folder too.
+   */
+  DocusaurusSite rebased(String site) {
+    String prefix = site.endsWith("/") ? site : site + "/";
+    List<Route> moved = new ArrayList<>();
+    for (Route route : docs) {
+      String folder = MdBookIncludes.resolve(prefix + "x", route.folder() + "x");
+      if (folder == null) {
+        return null;
+      }
+      moved.add(new Route(folder.substring(0, folder.length() - 1), route.route()));
+    }
+    Route movedBlog = null;
+    if (blog != null) {
+      String folder = MdBookIncludes.resolve(prefix + "x", blog.folder() + "x");
+      if (folder == null) {
+        return null;
+      }
+      movedBlog = new Route(folder.substring(0, folder.length() - 1), blog.route());
+    }
+    return new DocusaurusSite(moved, movedBlog, pages, numberPrefixes, prefix);
+  }
+
+  /** The folder of the site's standalone pages. */
+  String pagesFolder() {
+    return base + "src/pages/";
   }
 
   /** The preset's docs folder (the first), whose subfolders are the book's chapters; "docs/" without one. */
@@ -45,7 +87,7 @@ record DocusaurusSite(List<Route> docs, Route blog, boolean pages, boolean numbe
       folders.add(blog.folder());
     }
     if (pages) {
-      folders.add("src/pages/");
+      folders.add(pagesFolder());
     }
     return folders;
   }
@@ -119,13 +161,15 @@ record DocusaurusSite(List<Route> docs, Route blog, boolean pages, boolean numbe
 
   /**
    * A plugin's folder and route from its options (the default for one that is not a literal); null
-   * when its folder lies outside the site (a monorepo's "../docs").
+   * for a folder that is no path below or above the site's.
    */
   private static Route route(Map<String, Object> values, String defaultRoute) {
     String folder = values.get("path") instanceof String path ? path : defaultRoute;
     String served = values.get("routeBasePath") instanceof String route ? route : defaultRoute;
     folder = folder.replaceFirst("^(\\./)+", "").replaceAll("/+$", "");
-    if (folder.isEmpty() || folder.startsWith("/") || folder.startsWith("..") || folder.contains(":")) {
+    // a folder above the site's ("../docs") is kept: read from the folder above ({@link #rebased})
+    if (folder.isEmpty() || folder.startsWith("/") || folder.contains(":")
+        || folder.startsWith("..") && !folder.matches("(\\.\\./)+[^.][^:]*")) {
       return null;
     }
     return new Route(folder + "/", served.replaceAll("^/+|/+$", ""));

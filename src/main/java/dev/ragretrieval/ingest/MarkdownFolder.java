@@ -154,6 +154,22 @@ public final class MarkdownFolder {
     for (Map.Entry<String, Layout> entry : sites.entrySet()) {
       String site = entry.getKey();
       Layout layout = entry.getValue();
+      DocusaurusSite outward = layout.docusaurus() != null && layout.docusaurus().reachesOut()
+          ? layout.docusaurus().rebased(site) : null;
+      if (outward != null) {
+        // a site in website/ whose docs are ../docs (Docusaurus 1's layout, kept by many projects): read
+        // from this folder, which holds both, with the site's folders given from here
+        Layout here = new Layout(Generator.DOCUSAURUS, outward.folders(), outward.pagesRoot(), null, null, outward);
+        Folder folder = siteAt(root, here, baseUrl);
+        if (!folder.pages().isEmpty() && !folder.readAs().isEmpty()) {
+          pages.addAll(folder.pages());
+          drafts.addAll(folder.drafts());
+          translations.addAll(folder.translations());
+          readAs.add(here);
+          read.addAll(here.folders());
+        }
+        continue;
+      }
       Folder folder = siteAt(root.resolve(site), layout, baseUrl);
       // a settings file whose site publishes no page (a template, a test fixture) is no site
       if (folder.pages().isEmpty() || layout.folders() != null && folder.readAs().isEmpty()) {

@@ -85,8 +85,8 @@ class DocusaurusSiteTest {
   }
 
   @Test
-  @DisplayName("a docs folder of another name, a second docs instance, a blog elsewhere; a version's path and a folder"
-      + " outside the site are not docs folders")
+  @DisplayName("a docs folder of another name, a second docs instance, a blog elsewhere; a version's path is not a docs"
+      + " folder; a folder above the site's is, given from the folder above (rebased)")
   void movedFolders() {
     DocusaurusSite site = DocusaurusSite.of("""
         export default {
@@ -102,7 +102,7 @@ class DocusaurusSiteTest {
         };
         """);
     assertThat(site.docs()).containsExactly(new Route("book/", "learn"), new Route("simulations_content/", "simulations"),
-        new Route("book/api/", "api"));
+        new Route("../shared-docs/", "docs"), new Route("book/api/", "api"));
     assertThat(site.blog()).isEqualTo(new Route("news/", "updates"));
     assertThat(site.pagesRoot()).isEqualTo("book/");
     assertThat(site.docsOf("book/api/robot.md")).isEqualTo(new Route("book/api/", "api"));
@@ -113,6 +113,18 @@ class DocusaurusSiteTest {
     assertThat(DocusaurusPath.of(site, "book/api/index.md", null, null, true)).isEqualTo("api/");
     assertThat(DocusaurusPath.of(site, "simulations_content/gazebo.md", null, null, true)).isEqualTo("simulations/gazebo");
     assertThat(DocusaurusPath.of(site, "news/2025-02-03-launch.md", null, null, true)).isEqualTo("updates/2025/02/03/launch");
+
+    assertThat(site.reachesOut()).isTrue();
+    DocusaurusSite fromAbove = site.rebased("website");
+    assertThat(fromAbove.docs()).containsExactly(new Route("website/book/", "learn"),
+        new Route("website/simulations_content/", "simulations"), new Route("shared-docs/", "docs"),
+        new Route("website/book/api/", "api"));
+    assertThat(fromAbove.folders()).contains("website/news/", "website/src/pages/");
+    assertThat(DocusaurusPath.of(fromAbove, "shared-docs/robots/arm.md", null, null, true)).isEqualTo("docs/robots/arm");
+    assertThat(DocusaurusPath.of(fromAbove, "website/src/pages/about.md", null, null, true)).isEqualTo("about");
+    assertThat(DocusaurusSite.of("export default {presets: [['classic', {docs: {path: '../../docs'}}]]};")
+        .rebased("website")).isNull();
+    assertThat(DocusaurusSite.DEFAULT.reachesOut()).isFalse();
   }
 
   @Test

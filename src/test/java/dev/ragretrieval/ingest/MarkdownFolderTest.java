@@ -9,6 +9,7 @@ import dev.ragretrieval.error.ServiceException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -237,6 +238,25 @@ class MarkdownFolderTest {
     assertThat(folder.pages()).extracting(Page::documentId).containsExactly("docs/index");
     assertThat(folder.translations()).containsExactly("docs/ja/");
     assertThat(folder.pages().get(0).sections().get(0).text()).isEqualTo("Run this:\n\nnpx vitepress init");
+  }
+
+  @Test
+  @DisplayName("a Docusaurus site in website/ whose docs are ../docs (Docusaurus 1's layout): its docs and pages are"
+      + " read from the repository, at the site's addresses; what else the repository holds is named, not read")
+  void docsBesideTheSite() throws Exception {
+    write("README.md", "CHANGELOG.md", "docs/intro.md", "docs/api/store.md", "website/src/pages/about.md",
+        "examples/todos/README.md");
+    Files.writeString(root.resolve("website/docusaurus.config.js"), "module.exports = {presets: [['classic', {"
+        + "docs: {path: '../docs', routeBasePath: '/'}, blog: false}]]};\n");
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org");
+    assertThat(folder.pages()).extracting(Page::sourceUrl, Page::chapter).containsExactly(
+        tuple("https://book.example.org/api/store", "api"),
+        tuple("https://book.example.org/intro", null),
+        // a standalone page's chapter is its first folder, as src/ is for a site at the folder's root
+        tuple("https://book.example.org/about", "website"));
+    assertThat(folder.readAs()).extracting(MarkdownFolder.Layout::folders)
+        .containsExactly(List.of("docs/", "website/src/pages/"));
+    assertThat(folder.leftOut()).containsExactly("CHANGELOG.md", "examples/todos/README.md");
   }
 
   @Test
