@@ -344,6 +344,9 @@ public final class MarkdownFolder {
         drafts.add(path);
         continue;
       }
+      if (layout.generator() == null || layout.generator() == Generator.DOCUSAURUS) {
+        text = DocusaurusPartials.expand(text, path, quietly(load));
+      }
       if (layout.generator() == null || layout.generator() == Generator.MDBOOK) {
         text = MdBookIncludes.expand(text, path, quietly(load));
       } else if (layout.generator() == Generator.VITEPRESS) {

@@ -17,7 +17,6 @@ import java.util.regex.Pattern;
  */
 final class VitePressSnippets {
 
-  private static final Pattern FENCE = Pattern.compile("[ \\t]*(`{3,}|~{3,})");
   private static final Pattern IMPORT =
       Pattern.compile("^([ \\t]*)<<<[ \\t]+(\\S+?)(?:#([\\w.-]+))?(?:\\{[^}\\n]*})?(?:[ \\t]+\\[[^\\]\\n]*])?[ \\t]*$");
   private static final Pattern ANSI_COLOUR = Pattern.compile("\u001B\\[[0-9;]*m");
@@ -36,25 +35,10 @@ final class VitePressSnippets {
     if (!markdown.contains("<<<")) {
       return markdown;
     }
-    StringBuilder out = new StringBuilder(markdown.length());
-    String fence = null; // the open code fence's marks: an import shown inside code is code
-    for (String text : markdown.split("\\R", -1)) {
-      Matcher marks = FENCE.matcher(text);
+    return CodeFences.mapOutside(markdown, text -> {
       Matcher line = IMPORT.matcher(text);
-      if (marks.lookingAt()) {
-        String mark = marks.group(1);
-        if (fence == null) {
-          fence = mark;
-        } else if (mark.charAt(0) == fence.charAt(0) && mark.length() >= fence.length()
-            && text.substring(marks.end()).isBlank()) {
-          fence = null;
-        }
-      } else if (fence == null && line.matches()) {
-        text = snippet(line, path, sourceRoot, load);
-      }
-      out.append(text).append('\n');
-    }
-    return out.substring(0, out.length() - 1);
+      return line.matches() ? snippet(line, path, sourceRoot, load) : text;
+    });
   }
 
   /** The code block an import line stands for; "" when its file is missing or outside the folder. */
