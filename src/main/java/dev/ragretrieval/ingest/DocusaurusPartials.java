@@ -19,8 +19,6 @@ final class DocusaurusPartials {
   private static final Pattern IMPORT =
       Pattern.compile("(?m)^import[ \\t]+([A-Z]\\w*)[ \\t]+from[ \\t]+['\"](\\.{1,2}/[^'\"]+\\.mdx?)['\"];?[ \\t]*$");
   private static final Pattern USE = Pattern.compile("^([ \\t]*)<([A-Z]\\w*)(?:[ \\t][^<>]*)?/>[ \\t]*$");
-  private static final Pattern FRONT_MATTER = Pattern.compile("\\A\\uFEFF?---[ \\t]*\\R.*?\\R---[ \\t]*(\\R|\\z)",
-      Pattern.DOTALL);
   private static final int MAX_DEPTH = 4;
 
   private DocusaurusPartials() {}
@@ -42,7 +40,7 @@ final class DocusaurusPartials {
     Map<String, String> partials = new HashMap<>();
     Matcher imported = IMPORT.matcher(markdown);
     while (imported.find()) {
-      partials.put(imported.group(1), MdBookIncludes.resolve(path, imported.group(2)));
+      partials.put(imported.group(1), FolderPath.below(FolderPath.folderOf(path), imported.group(2)));
     }
     if (partials.isEmpty()) {
       return markdown;
@@ -57,7 +55,7 @@ final class DocusaurusPartials {
       if (text == null) {
         return "";
       }
-      String body = FRONT_MATTER.matcher(text).replaceFirst("").strip();
+      String body = MarkdownReader.withoutFrontMatter(text).strip();
       return "\n" + expand(body, file, load, depth + 1) + "\n";
     });
   }

@@ -52,19 +52,19 @@ record DocusaurusSite(List<Route> docs, Route blog, boolean pages, boolean numbe
     String prefix = site.endsWith("/") ? site : site + "/";
     List<Route> moved = new ArrayList<>();
     for (Route route : docs) {
-      String folder = MdBookIncludes.resolve(prefix + "x", route.folder() + "x");
+      String folder = FolderPath.below(prefix, route.folder());
       if (folder == null) {
         return null;
       }
-      moved.add(new Route(folder.substring(0, folder.length() - 1), route.route()));
+      moved.add(new Route(folder, route.route()));
     }
     Route movedBlog = null;
     if (blog != null) {
-      String folder = MdBookIncludes.resolve(prefix + "x", blog.folder() + "x");
+      String folder = FolderPath.below(prefix, blog.folder());
       if (folder == null) {
         return null;
       }
-      movedBlog = new Route(folder.substring(0, folder.length() - 1), blog.route());
+      movedBlog = new Route(folder, blog.route());
     }
     return new DocusaurusSite(moved, movedBlog, pages, numberPrefixes, prefix);
   }

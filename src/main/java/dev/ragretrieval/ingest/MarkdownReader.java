@@ -280,6 +280,11 @@ public final class MarkdownReader {
     return EXTENSION.matcher(name).find();
   }
 
+  /** The page without its front matter (an imported partial's, whose title is not the page's). */
+  static String withoutFrontMatter(String markdown) {
+    return FRONT_MATTER.matcher(markdown).replaceFirst("");
+  }
+
   /** Whether the page's front matter says {@code draft: true}: Docusaurus leaves it out of the site it builds. */
   public static boolean isDraft(String markdown) {
     Matcher front = FRONT_MATTER.matcher(yamlFrontMatter(markdown));

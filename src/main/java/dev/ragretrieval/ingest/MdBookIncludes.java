@@ -68,7 +68,7 @@ final class MdBookIncludes {
       file = target.substring(0, colon);
       part = target.substring(colon + 1);
     }
-    String resolved = resolve(page, file.strip());
+    String resolved = FolderPath.below(FolderPath.folderOf(page), file.strip());
     String text = resolved == null ? null : load.apply(resolved);
     if (text == null) {
       return "";
@@ -111,27 +111,5 @@ final class MdBookIncludes {
     return selected;
   }
 
-  /** {@code file} relative to the page's folder, as a path below the book's folder; null when it leaves it. */
-  static String resolve(String page, String file) {
-    if (file.isEmpty() || file.startsWith("/")) {
-      return null;
-    }
-    int slash = page.lastIndexOf('/');
-    String joined = (slash < 0 ? "" : page.substring(0, slash + 1)) + file;
-    List<String> parts = new ArrayList<>();
-    for (String part : joined.split("/")) {
-      if (part.isEmpty() || part.equals(".")) {
-        continue;
-      }
-      if (part.equals("..")) {
-        if (parts.isEmpty()) {
-          return null;
-        }
-        parts.remove(parts.size() - 1);
-      } else {
-        parts.add(part);
-      }
-    }
-    return parts.isEmpty() ? null : String.join("/", parts);
-  }
+
 }

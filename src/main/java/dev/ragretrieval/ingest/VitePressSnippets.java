@@ -45,8 +45,8 @@ final class VitePressSnippets {
   private static String snippet(Matcher line, String path, String sourceRoot, Function<String, String> load) {
     String file = line.group(2);
     String resolved = file.startsWith("@/")
-        ? MdBookIncludes.resolve(sourceRoot + "page", file.substring(2))
-        : MdBookIncludes.resolve(path, file);
+        ? FolderPath.below(sourceRoot, file.substring(2))
+        : FolderPath.below(FolderPath.folderOf(path), file);
     String text = resolved == null ? null : load.apply(resolved);
     if (text == null) {
       return "";

@@ -59,8 +59,9 @@ class MdBookIncludesTest {
     assertThat(expand("{{#title Guessing}}Text")).isEqualTo("Text");
     assertThat(expand("[{{#include ../listings/ch02/src/main.rs:nowhere}}]")).isEqualTo("[]");
     assertThat(expand("Write \\{{#include file.rs}} to include.")).isEqualTo("Write {{#include file.rs}} to include.");
-    assertThat(MdBookIncludes.resolve("src/a/b.md", "../../x.rs")).isEqualTo("x.rs");
-    assertThat(MdBookIncludes.resolve("src/b.md", "../../x.rs")).isNull();
+    assertThat(FolderPath.below(FolderPath.folderOf("src/a/b.md"), "../../x.rs")).isEqualTo("x.rs");
+    assertThat(FolderPath.below(FolderPath.folderOf("src/b.md"), "../../x.rs")).isNull();
+    assertThat(FolderPath.below("website/", "../docs/")).isEqualTo("docs/");
   }
 
   @Test
