@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
@@ -46,15 +47,26 @@ public final class MarkdownFolder {
    * site's table of contents, not a page ({@code contents}, or null), and what ends a page's address
    * after its name ({@code pageSuffix}: "/", ".html" or nothing, as the generator's settings say;
    * null where {@link DocusaurusPath}'s rules apply), and for those the Docusaurus site's folders and
-   * routes ({@code docusaurus}; its defaults for a plain folder, null for the other generators).
+   * routes ({@code docusaurus}; its defaults for a plain folder, null for the other generators); for
+   * a MyST project, each page's address ({@code addresses}: its site's are not the files' paths).
    */
   public record Layout(Generator generator, List<String> folders, String pagesRoot, String contents,
-      String pageSuffix, DocusaurusSite docusaurus) {
+      String pageSuffix, DocusaurusSite docusaurus, Map<String, String> addresses) {
     /** A folder of pages, or a Docusaurus docs/ folder inside it. */
     static final Layout PLAIN = new Layout(null, null, "docs/", null, null, DocusaurusSite.DEFAULT);
 
     Layout(Generator generator, List<String> folders, String pagesRoot, String contents, String pageSuffix) {
       this(generator, folders, pagesRoot, contents, pageSuffix, null);
+    }
+
+    Layout(Generator generator, List<String> folders, String pagesRoot, String contents, String pageSuffix,
+        DocusaurusSite docusaurus) {
+      this(generator, folders, pagesRoot, contents, pageSuffix, docusaurus, null);
+    }
+
+    /** This layout with each page's address below the site given (a MyST project's, {@link MystProject}). */
+    Layout withAddresses(Map<String, String> pageAddresses) {
+      return new Layout(generator, folders, pagesRoot, contents, pageSuffix, docusaurus, Map.copyOf(pageAddresses));
     }
 
     /** The folder whose first subfolders are the chapters of the page at {@code path}: its docs instance's. */
@@ -67,7 +79,7 @@ public final class MarkdownFolder {
   /** The site generators whose repositories are recognised, by the name their users know. */
   public enum Generator {
     DOCUSAURUS("Docusaurus"), MKDOCS("MkDocs"), MDBOOK("mdBook"), STARLIGHT("Starlight"), VITEPRESS("VitePress"),
-    HUGO("Hugo"), JUPYTER_BOOK("Jupyter Book"), QUARTO("Quarto");
+    HUGO("Hugo"), JUPYTER_BOOK("Jupyter Book"), QUARTO("Quarto"), MYST("MyST");
 
     private final String label;
 
@@ -90,6 +102,7 @@ public final class MarkdownFolder {
   /** A locale in a Starlight or VitePress {@code locales} object: {@code 'zh-cn': { label: '...', lang: 'zh-CN' }}. */
   private static final Pattern LOCALE = Pattern.compile(
       "(?m)^[ \\t]*['\"]?([a-z]{2,3}(?:-[A-Za-z]{2,4})?|root)['\"]?[ \\t]*:[ \\t]*\\{[^\\n]*\\b(?:lang|label)[ \\t]*:");
+  private static final Pattern MYST_PROJECT = Pattern.compile("(?m)^project:");
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
   /**
@@ -221,6 +234,9 @@ public final class MarkdownFolder {
   }
 
   private static Folder siteAt(Path root, Layout layout, String baseUrl) throws IOException {
+    if (layout.generator() == Generator.MYST) {
+      return mystProject(root, layout, baseUrl);
+    }
     List<String> paths;
     // a Docsify site's README.md is its home page, not a description of the repository
     boolean docsify = says(root.resolve("index.html"), DOCSIFY);
@@ -256,7 +272,38 @@ public final class MarkdownFolder {
         paths = published;
       }
     }
-    Folder folder = collect(paths, layout, relative -> {
+    Folder folder = collect(paths, layout, loader(root), baseUrl);
+    return new Folder(folder.pages(), folder.drafts(), readAs, leftOut, translations);
+  }
+
+  /**
+   * A MyST project's pages: those its {@code myst.yml} publishes ({@link MystProject}), of the .md and
+   * .ipynb files outside its {@code _build/} output and any project of its own in a subfolder.
+   */
+  private static Folder mystProject(Path root, Layout layout, String baseUrl) throws IOException {
+    Set<String> nested = new HashSet<>();
+    List<String> files = new ArrayList<>();
+    for (Path file : files(root)) {
+      String path = relative(root, file);
+      if (path.endsWith("/myst.yml")) {
+        nested.add(FolderPath.folderOf(path));
+      }
+      String lower = path.toLowerCase(Locale.ROOT);
+      if ((lower.endsWith(".md") || lower.endsWith(".ipynb")) && !("/" + path).contains("/_build/")) {
+        files.add(path);
+      }
+    }
+    files.removeIf(path -> nested.stream().anyMatch(path::startsWith));
+    Map<String, String> addresses = MystProject.pages(readText(root.resolve("myst.yml"), "myst.yml"), files);
+    Layout site = layout.withAddresses(addresses);
+    Folder folder = collect(List.copyOf(addresses.keySet()), site, loader(root), baseUrl);
+    List<String> leftOut = files.stream().filter(path -> !addresses.containsKey(path)).sorted().toList();
+    return new Folder(folder.pages(), folder.drafts(), List.of(site), leftOut, List.of());
+  }
+
+  /** A file's text by its path below {@code root}; null when there is no such file. */
+  private static Function<String, String> loader(Path root) {
+    return relative -> {
       Path file = root.resolve(relative);
       if (!Files.isRegularFile(file)) {
         return null;
@@ -266,8 +313,7 @@ public final class MarkdownFolder {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-    }, baseUrl);
-    return new Folder(folder.pages(), folder.drafts(), readAs, leftOut, translations);
+    };
   }
 
   /**
@@ -393,6 +439,10 @@ public final class MarkdownFolder {
     }
     if (Files.isRegularFile(root.resolve("_quarto.yml")) || Files.isRegularFile(root.resolve("_quarto.yaml"))) {
       return new Layout(Generator.QUARTO, List.of(""), "", null, ".html");
+    }
+    // Jupyter Book 2 is a MyST project: its myst.yml, not Jupyter Book 1's _toc.yml, says what it publishes
+    if (Files.isRegularFile(root.resolve("myst.yml")) && says(root.resolve("myst.yml"), MYST_PROJECT)) {
+      return new Layout(Generator.MYST, List.of(""), "", null, "");
     }
     if (Files.isRegularFile(root.resolve("_toc.yml")) && Files.isRegularFile(root.resolve("_config.yml"))) {
       return new Layout(Generator.JUPYTER_BOOK, List.of(""), "", null, ".html");

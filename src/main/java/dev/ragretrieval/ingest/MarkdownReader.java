@@ -114,6 +114,13 @@ public final class MarkdownReader {
 
   private static final Pattern ATTRIBUTE_MARK = Pattern.compile("^\\{[ \\t]|[ \\t]}$|[{\\s][.#][\\w-]|=[\"']");
 
+  /** A Rust code fence's info string: {@code rust}, {@code rust,ignore}, {@code rust edition2021}. */
+  private static final Pattern RUST = Pattern.compile("(?i)rust(?![\\w-])");
+  /**
+   * A MyST comment: a line starting with '%'. Read as one only where it starts a block (after a
+   * blank line or another comment), so that a paragraph's wrapped "50\n% more" stays text.
+   */
+  private static final Pattern MYST_COMMENT = Pattern.compile("^%.*$");
   /** A MyST role before its text: {@code {ref}`Setup <setup>`}, {@code {term}`node`}. */
   private static final Pattern ROLE = Pattern.compile("\\{[a-z][\\w:.-]*}(?=`)");
   private static final Pattern MODULE_LINE = Pattern.compile("^\\s*(import|export)\\s.*");
@@ -390,7 +397,7 @@ public final class MarkdownReader {
         if (textual) {
           // a MyST directive: its body is read as text (a box), or not at all (generated there)
           boolean generated = GENERATED_DIRECTIVES.contains(name);
-          fences.push(new Fence(marks, generated ? Fence.Kind.GENERATED : Fence.Kind.PROSE, null));
+          fences.push(new Fence(marks, generated ? Fence.Kind.GENERATED : Fence.Kind.PROSE, null, false));
           String title = !directive.group(2).isBlank() && TITLED_DIRECTIVES.contains(name)
               ? directive.group(2).strip() : typeTitle(name);
           if (!generated && title != null) {
@@ -405,7 +412,7 @@ public final class MarkdownReader {
         String indent = line.substring(0, indent(line, 0));
         String opening = marks.charAt(0) == ':' ? indent + "`".repeat(marks.length()) : line;
         String closing = marks.charAt(0) == ':' ? indent + "`".repeat(marks.length()) : indent + marks;
-        fences.push(new Fence(marks, Fence.Kind.CODE, closing));
+        fences.push(new Fence(marks, Fence.Kind.CODE, closing, RUST.matcher(fence.group(2)).lookingAt()));
         options = name != null;
         out.append(opening).append('\n');
         continue;
@@ -414,8 +421,11 @@ public final class MarkdownReader {
       Matcher tab = inCode ? null : MKDOCS_TAB.matcher(line);
       if (inCode) {
         if (inside.kind == Fence.Kind.CODE) {
-          out.append(line).append('\n');
+          out.append(inside.rust ? shownRust(line) : line + "\n");
         }
+      } else if (MYST_COMMENT.matcher(line).matches() && (at == 0 || lines[at - 1].isBlank()
+          || MYST_COMMENT.matcher(lines[at - 1]).matches())) {
+        continue; // a MyST comment, which the site does not show
       } else if (box.matches() && bodyFollows(lines, at, dedent + indent(line, 0) + 4)) {
         boxes.push(dedent + indent(line, 0) + 4);
         // the box's title, a paragraph as the site shows it; "" asks for none
@@ -453,10 +463,23 @@ public final class MarkdownReader {
   }
 
   /**
-   * An open fence: its marks ({@code ```}, {@code ~~~~}, {@code :::}), what it holds, and for code
-   * the line that closes it in the text given to the parser.
+   * A line of Rust code as mdBook and rustdoc show it, with its line end: none for a hidden line
+   * ({@code # use std::io;}, a lone {@code #}), one '#' less for an escaped {@code ##}.
    */
-  private record Fence(String marks, Kind kind, String closing) {
+  private static String shownRust(String line) {
+    String code = line.stripLeading();
+    if (code.equals("#") || code.startsWith("# ")) {
+      return "";
+    }
+    return (code.startsWith("##") ? line.replaceFirst("##", "#") : line) + "\n";
+  }
+
+  /**
+   * An open fence: its marks ({@code ```}, {@code ~~~~}, {@code :::}), what it holds, and for code
+   * the line that closes it in the text given to the parser, and whether it is Rust (whose hidden
+   * lines the page does not show).
+   */
+  private record Fence(String marks, Kind kind, String closing, boolean rust) {
 
     enum Kind { CODE, PROSE, GENERATED }
 

@@ -12,7 +12,8 @@ import java.util.Locale;
  * as '-') unless the front matter's {@code slug} names it; VitePress at {@code guide/setup.html}, or
  * {@code guide/setup} with {@code cleanUrls: true}; Jupyter Book and Quarto at
  * {@code guide/setup.html}; Hugo at {@code guide/setup/} in lower case, or with the front matter's
- * {@code slug} as its last part. Starlight, VitePress and Hugo serve an {@code index.md} as its
+ * {@code slug} as its last part; a MyST project (Jupyter Book 2) at {@code setup}, without its
+ * folders ({@link MystProject}). Starlight, VitePress and Hugo serve an {@code index.md} as its
  * folder, and Hugo a section's {@code _index.md}. None drops number prefixes.
  */
 final class SitePath {
@@ -40,6 +41,9 @@ final class SitePath {
           : slugged(index ? dir : dir + name + "/");
       case VITEPRESS -> index ? dir : dir + name + layout.pageSuffix();
       case JUPYTER_BOOK, QUARTO -> dir + name + layout.pageSuffix();
+      // MyST: a slug of the file's name, given for the whole project at once (numbered where two share one)
+      case MYST -> layout.addresses() != null && layout.addresses().containsKey(relativePath)
+          ? layout.addresses().get(relativePath) : MystProject.slugOf(name);
       // Hugo: a section's _index.md and a bundle's index.md are their folder; paths in lower case, spaces as '-'
       case HUGO -> (index || name.equals("_index") ? dir
           : dir + (slug != null && !slug.isBlank() ? slug.strip() : name) + "/").toLowerCase(Locale.ROOT)

@@ -9,7 +9,9 @@ import dev.ragretrieval.error.ServiceException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -283,6 +285,69 @@ class MarkdownFolderTest {
     assertThat(folder.pages()).extracting(Page::sourceUrl).containsExactly("https://book.example.org/index.html",
         "https://book.example.org/intro.html", "https://book.example.org/part-1/01-basics.html",
         "https://book.example.org/part-1/02-arrays.html");
+  }
+
+  @Test
+  @DisplayName("A MyST project (mystmd, Jupyter Book 2) without a toc: every .md and .ipynb but exclude's and _build/,"
+      + " each at a slug of its file name (number dropped, numbered when taken), README as the home page;"
+      + " the addresses mystmd 1.8.3 gave the same files")
+  void mystProjectWithoutToc() throws Exception {
+    write("README.md", "01_intro.md", "2024-notes.md", "A & B.md", "guide/index.md", "guide/setup.md",
+        "guide/02-setup.md", "drafts/x.md", "CONTRIBUTING.md", "Deep/Nested/10_Big Topic.md", "Deep/Nested/9_small.md",
+        "12345-code.md", "_build/site/public/intro-9ed44f.md", "sub/myst.yml", "sub/own-project.md");
+    Files.createDirectories(root.resolve("other"));
+    Files.writeString(root.resolve("other/setup.ipynb"), "{\"cells\": [{\"cell_type\": \"markdown\","
+        + " \"source\": \"# Setup notebook\\n\\nRun it.\"}]}");
+    Files.writeString(root.resolve("myst.yml"), "version: 1\nproject:\n  title: X\n  exclude:\n    - drafts/**\n"
+        + "site:\n  template: book-theme\n");
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://book.example.org/");
+    assertThat(folder.readAs()).extracting(MarkdownFolder.Layout::generator).containsExactly(MarkdownFolder.Generator.MYST);
+    Map<String, String> addresses = new HashMap<>();
+    folder.pages().forEach(page -> addresses.put(page.documentId(), page.sourceUrl()));
+    String site = "https://book.example.org/";
+    assertThat(addresses).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
+        Map.entry("README", site),
+        Map.entry("01_intro", site + "intro"),
+        Map.entry("12345-code", site + "12345-code"),
+        Map.entry("2024-notes", site + "2024-notes"),
+        Map.entry("A & B", site + "a-and-b"),
+        Map.entry("CONTRIBUTING", site + "contributing"),
+        Map.entry("Deep/Nested/10_Big Topic", site + "big-topic"),
+        Map.entry("Deep/Nested/9_small", site + "small"),
+        Map.entry("guide/02-setup", site + "setup"),
+        Map.entry("guide/index", site + "index"),
+        Map.entry("guide/setup", site + "setup-1"),
+        Map.entry("other/setup", site + "setup-2")));
+    assertThat(folder.leftOut()).containsExactly("drafts/x.md");
+  }
+
+  @Test
+  @DisplayName("A MyST project with a toc: its files (extension optional) and patterns in its order, the first as the"
+      + " home page, the rest left out; with site.options.folders, the folders in the address (mystmd 1.8.3's)")
+  void mystProjectWithToc() throws Exception {
+    write("01_intro.md", "A & B.md", "guide/index.md", "guide/setup.md", "guide/02-setup.md", "Deep/Nested/10_Big Topic.md",
+        "Deep/Nested/9_small.md", "other/setup.md", "notes.md");
+    String toc = "version: 1\nproject:\n  title: X\n  toc:\n    - file: 01_intro\n    - title: Guide\n      children:\n"
+        + "        - file: guide/index.md\n        - pattern: guide/*setup.md\n        - file: other/setup.md\n"
+        + "    - pattern: Deep/**/*.md\n    - file: A & B.md\n";
+    Files.writeString(root.resolve("myst.yml"), toc + "site:\n  options:\n    folders: true\n");
+    String site = "https://book.example.org/";
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, site);
+    assertThat(folder.pages()).extracting(Page::documentId, Page::sourceUrl).containsExactly(
+        tuple("01_intro", site),
+        tuple("guide/index", site + "guide"),
+        tuple("guide/02-setup", site + "guide/setup"),
+        tuple("guide/setup", site + "guide/setup-1"),
+        tuple("other/setup", site + "other/setup"),
+        tuple("Deep/Nested/9_small", site + "deep/nested/small"),
+        tuple("Deep/Nested/10_Big Topic", site + "deep/nested/big-topic"),
+        tuple("A & B", site + "a-and-b"));
+    assertThat(folder.leftOut()).containsExactly("notes.md");
+
+    Files.writeString(root.resolve("myst.yml"), toc);
+    assertThat(MarkdownFolder.site(root, site).pages()).extracting(Page::sourceUrl).containsExactly(site,
+        site + "index-1", site + "setup", site + "setup-1", site + "setup-2", site + "small", site + "big-topic",
+        site + "a-and-b");
   }
 
   @Test

@@ -307,6 +307,54 @@ class MarkdownReaderTest {
   }
 
   @Test
+  @DisplayName("MyST comments (% at a block's start) are no words; a wrapped line starting with % and a % in code stay")
+  void mystComments() {
+    String md = """
+        ## Costs
+
+        % TODO: check these figures with the vendor
+        % second comment line
+        A servo costs 50
+        % more than a stepper.
+
+        ```python
+        print("%d" % 3)
+        % not a comment in code
+        ```
+        """;
+    assertThat(MarkdownReader.read("docs/costs.md", md, null, null).sections().get(0).text()).isEqualTo(
+        "A servo costs 50 % more than a stepper.\n\nprint(\"%d\" % 3)\n% not a comment in code");
+  }
+
+  @Test
+  @DisplayName("Rust code's hidden lines (# use ..., a lone #) are left out as mdBook and rustdoc show the code; ## is"
+      + " a shown #; other languages' # lines stay")
+  void rustHiddenLines() {
+    String md = """
+        ## Ownership
+
+        ```rust,ignore
+        # use std::collections::HashMap;
+        #
+        fn main() {
+            ## [derive(Debug)] shown
+            #[derive(Debug)]
+            let s = String::from("hi");
+        #   drop(s);
+        }
+        ```
+
+        ```bash
+        # install it first
+        cargo build
+        ```
+        """;
+    assertThat(MarkdownReader.read("src/ch04.md", md, null, null).sections().get(0).text()).isEqualTo(
+        "fn main() {\n    # [derive(Debug)] shown\n    #[derive(Debug)]\n    let s = String::from(\"hi\");\n}"
+            + "\n\n# install it first\ncargo build");
+  }
+
+  @Test
   @DisplayName("Material for MkDocs' content tabs read as their label and their body, not as indented code; its"
       + " icons are no words")
   void mkdocsContentTabs() {
