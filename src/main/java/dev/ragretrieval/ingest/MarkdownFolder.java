@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -48,10 +49,11 @@ public final class MarkdownFolder {
    * after its name ({@code pageSuffix}: "/", ".html" or nothing, as the generator's settings say;
    * null where {@link DocusaurusPath}'s rules apply), and for those the Docusaurus site's folders and
    * routes ({@code docusaurus}; its defaults for a plain folder, null for the other generators); for
-   * a MyST project, each page's address ({@code addresses}: its site's are not the files' paths).
+   * a MyST project, each page's address ({@code addresses}: its site's are not the files' paths);
+   * and the site's translations, not read ({@code languages}).
    */
   public record Layout(Generator generator, List<String> folders, String pagesRoot, String contents,
-      String pageSuffix, DocusaurusSite docusaurus, Map<String, String> addresses) {
+      String pageSuffix, DocusaurusSite docusaurus, Map<String, String> addresses, SiteLanguages languages) {
     /** A folder of pages, or a Docusaurus docs/ folder inside it. */
     static final Layout PLAIN = new Layout(null, null, "docs/", null, null, DocusaurusSite.DEFAULT);
 
@@ -61,12 +63,18 @@ public final class MarkdownFolder {
 
     Layout(Generator generator, List<String> folders, String pagesRoot, String contents, String pageSuffix,
         DocusaurusSite docusaurus) {
-      this(generator, folders, pagesRoot, contents, pageSuffix, docusaurus, null);
+      this(generator, folders, pagesRoot, contents, pageSuffix, docusaurus, null, SiteLanguages.NONE);
     }
 
     /** This layout with each page's address below the site given (a MyST project's, {@link MystProject}). */
     Layout withAddresses(Map<String, String> pageAddresses) {
-      return new Layout(generator, folders, pagesRoot, contents, pageSuffix, docusaurus, Map.copyOf(pageAddresses));
+      return new Layout(generator, folders, pagesRoot, contents, pageSuffix, docusaurus, Map.copyOf(pageAddresses),
+          languages);
+    }
+
+    /** This layout with the site's translations, which are not read. */
+    Layout withLanguages(SiteLanguages siteLanguages) {
+      return new Layout(generator, folders, pagesRoot, contents, pageSuffix, docusaurus, addresses, siteLanguages);
     }
 
     /** The folder whose first subfolders are the chapters of the page at {@code path}: its docs instance's. */
@@ -99,9 +107,6 @@ public final class MarkdownFolder {
   private static final Pattern DOCSIFY = Pattern.compile("\\$docsify\\b");
   private static final Pattern HUGO_CONTENT_DIR =
       Pattern.compile("(?m)^[ \\t]*['\"]?contentDir['\"]?[ \\t]*[=:][ \\t]*['\"]?([^'\"#\\s,]+)");
-  /** A locale in a Starlight or VitePress {@code locales} object: {@code 'zh-cn': { label: '...', lang: 'zh-CN' }}. */
-  private static final Pattern LOCALE = Pattern.compile(
-      "(?m)^[ \\t]*['\"]?([a-z]{2,3}(?:-[A-Za-z]{2,4})?|root)['\"]?[ \\t]*:[ \\t]*\\{[^\\n]*\\b(?:lang|label)[ \\t]*:");
   private static final Pattern MYST_PROJECT = Pattern.compile("(?m)^project:");
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
@@ -254,11 +259,10 @@ public final class MarkdownFolder {
         .filter(path -> !underscoreFolders || !path.startsWith("_") && !path.contains("/_"))
         .sorted()
         .toList();
-    // a Starlight or VitePress site's translations repeat its pages in other languages (as Docusaurus' i18n/)
-    List<String> translations = translations(root, layout);
-    if (!translations.isEmpty()) {
-      paths = paths.stream().filter(path -> translations.stream().noneMatch(path::startsWith)).toList();
-    }
+    // a site's translations repeat its pages in other languages (as Docusaurus' i18n/)
+    SiteLanguages languages = layout.languages();
+    paths = paths.stream().filter(path -> !languages.isTranslation(path)).toList();
+    List<String> translations = languages.named();
     List<Layout> readAs = List.of();
     List<String> leftOut = List.of();
     if (layout.folders() != null) {
@@ -426,16 +430,22 @@ public final class MarkdownFolder {
     for (String name : new String[] {"mkdocs.yml", "mkdocs.yaml"}) {
       if (Files.isRegularFile(root.resolve(name))) {
         String docs = setting(root.resolve(name), MKDOCS_DOCS_DIR, "docs");
-        String suffix = says(root.resolve(name), MKDOCS_FILE_URLS) ? ".html" : "/";
-        return new Layout(Generator.MKDOCS, List.of(docs), docs, null, suffix);
+        String settings = text(root.resolve(name));
+        String suffix = MKDOCS_FILE_URLS.matcher(settings).find() ? ".html" : "/";
+        // with mkdocs-static-i18n's folders, the default language's folder is the site's root
+        String pagesRoot = Objects.requireNonNullElse(SiteLanguages.defaultFolder(settings, docs), docs);
+        return new Layout(Generator.MKDOCS, List.of(docs), pagesRoot, null, suffix)
+            .withLanguages(SiteLanguages.mkdocs(settings, docs));
       }
     }
     if (Files.isRegularFile(root.resolve("book.toml"))) {
       String src = setting(root.resolve("book.toml"), MDBOOK_SRC, "src");
       return new Layout(Generator.MDBOOK, List.of(src), src, src + "SUMMARY.md", ".html");
     }
-    if (anyConfig(root, "astro.config.") && Files.isDirectory(root.resolve("src/content/docs"))) {
-      return new Layout(Generator.STARLIGHT, List.of("src/content/docs/"), "src/content/docs/", null, "/");
+    Path astro = config(root, "astro.config.");
+    if (astro != null && Files.isDirectory(root.resolve("src/content/docs"))) {
+      return new Layout(Generator.STARLIGHT, List.of("src/content/docs/"), "src/content/docs/", null, "/")
+          .withLanguages(SiteLanguages.locales(text(astro), "src/content/docs/"));
     }
     if (Files.isRegularFile(root.resolve("_quarto.yml")) || Files.isRegularFile(root.resolve("_quarto.yaml"))) {
       return new Layout(Generator.QUARTO, List.of(""), "", null, ".html");
@@ -449,55 +459,24 @@ public final class MarkdownFolder {
     }
     Path hugo = hugoConfig(root);
     if (hugo != null) {
-      String content = setting(hugo, HUGO_CONTENT_DIR, "content");
-      return new Layout(Generator.HUGO, List.of(content), content, null, "/");
+      String settings = text(hugo);
+      boolean toml = hugo.getFileName().toString().endsWith(".toml");
+      // a language with its own contentDir: the default language's is the one read
+      String content = Objects.requireNonNullElse(SiteLanguages.hugoContentDir(settings, toml),
+          setting(hugo, HUGO_CONTENT_DIR, "content"));
+      return new Layout(Generator.HUGO, List.of(content), content, null, "/")
+          .withLanguages(SiteLanguages.hugo(settings, toml));
     }
     for (String folder : new String[] {"", "docs/"}) {
       Path config = config(root.resolve(folder + ".vitepress"), "config.");
       if (config != null) {
         // cleanUrls: true serves guide/setup.md at guide/setup, not guide/setup.html
         String suffix = says(config, VITEPRESS_CLEAN_URLS) ? "" : ".html";
-        return new Layout(Generator.VITEPRESS, folder.isEmpty() ? null : List.of(folder), folder, null, suffix);
+        return new Layout(Generator.VITEPRESS, folder.isEmpty() ? null : List.of(folder), folder, null, suffix)
+            .withLanguages(SiteLanguages.locales(text(config), folder));
       }
     }
     return Layout.PLAIN;
-  }
-
-  /**
-   * The folders of a Starlight or VitePress site's translations: its {@code locales} but the root
-   * one, each a folder below the pages' root ({@code de: { label: 'Deutsch', lang: 'de' }} is
-   * {@code src/content/docs/de/}). A locale is a key whose object names its {@code lang} or
-   * {@code label} on the same line, as both generators' documentation writes them.
-   */
-  private static List<String> translations(Path root, Layout layout) {
-    Path config = layout.generator() == Generator.STARLIGHT ? config(root, "astro.config.")
-        : layout.generator() == Generator.VITEPRESS ? Stream.of(".vitepress", "docs/.vitepress")
-            .map(folder -> config(root.resolve(folder), "config.")).filter(java.util.Objects::nonNull).findFirst()
-            .orElse(null)
-        : null;
-    if (config == null) {
-      return List.of();
-    }
-    String text;
-    try {
-      text = Files.readString(config, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return List.of();
-    }
-    int locales = text.indexOf("locales");
-    if (locales < 0) {
-      return List.of();
-    }
-    List<String> folders = new ArrayList<>();
-    Matcher locale = LOCALE.matcher(text);
-    locale.region(locales, text.length());
-    while (locale.find()) {
-      String name = locale.group(1);
-      if (!name.equals("root") && !folders.contains(layout.pagesRoot() + name + "/")) {
-        folders.add(layout.pagesRoot() + name + "/");
-      }
-    }
-    return folders;
   }
 
   /**
@@ -521,10 +500,6 @@ public final class MarkdownFolder {
     return null;
   }
 
-  private static boolean anyConfig(Path folder, String prefix) {
-    return config(folder, prefix) != null;
-  }
-
   /** The generator's settings file {@code <prefix><js|ts|mjs|cjs|mts>} in {@code folder}, or null. */
   private static Path config(Path folder, String prefix) {
     return Stream.of("js", "ts", "mjs", "cjs", "mts").map(ext -> folder.resolve(prefix + ext))
@@ -533,10 +508,15 @@ public final class MarkdownFolder {
 
   /** Whether a settings file turns on what {@code pattern} finds; false when it cannot be read. */
   private static boolean says(Path file, Pattern pattern) {
+    return pattern.matcher(text(file)).find();
+  }
+
+  /** A settings file's text; "" when it cannot be read (the generator's defaults then apply). */
+  private static String text(Path file) {
     try {
-      return pattern.matcher(Files.readString(file, StandardCharsets.UTF_8)).find();
+      return Files.readString(file, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      return false;
+      return "";
     }
   }
 

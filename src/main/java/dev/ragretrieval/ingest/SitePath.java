@@ -26,11 +26,15 @@ final class SitePath {
    * @param slug the front matter's {@code slug} (Starlight, Hugo), or null
    */
   static String of(MarkdownFolder.Layout layout, String relativePath, String slug) {
-    String root = layout.pagesRoot();
-    String source = relativePath.startsWith(root) ? relativePath.substring(root.length()) : relativePath;
+    // a page beside the pages root in the published folder (docs/top.md beside mkdocs-static-i18n's docs/en/)
+    String root = relativePath.startsWith(layout.pagesRoot()) ? layout.pagesRoot()
+        : layout.folders() != null && layout.folders().size() == 1 && relativePath.startsWith(layout.folders().get(0))
+            ? layout.folders().get(0) : "";
+    String source = relativePath.substring(root.length());
     int slash = source.lastIndexOf('/');
     String dir = slash < 0 ? "" : source.substring(0, slash + 1);
-    String name = MarkdownReader.withoutExtension(source.substring(slash + 1));
+    // setup.en.md, in the default language of a site that names translations setup.fr.md, is served as setup
+    String name = layout.languages().unmarked(MarkdownReader.withoutExtension(source.substring(slash + 1)));
     boolean index = name.equals("index");
     return switch (layout.generator()) {
       case MKDOCS -> index || name.equalsIgnoreCase("README")

@@ -163,6 +163,14 @@ class MarkdownFolderTest {
     assertThat(folder.drafts()).containsExactly("docs/m1/wip.md");
   }
 
+  private static void deleteTree(Path folder) throws Exception {
+    try (var paths = Files.walk(folder)) {
+      for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(path);
+      }
+    }
+  }
+
   private void write(String... files) throws Exception {
     for (String file : files) {
       Files.createDirectories(root.resolve(file).getParent() == null ? root : root.resolve(file).getParent());
@@ -240,6 +248,56 @@ class MarkdownFolderTest {
     assertThat(folder.pages()).extracting(Page::documentId).containsExactly("docs/index");
     assertThat(folder.translations()).containsExactly("docs/ja/");
     assertThat(folder.pages().get(0).sections().get(0).text()).isEqualTo("Run this:\n\nnpx vitepress init");
+  }
+
+  @Test
+  @DisplayName("an MkDocs site's translations (mkdocs-static-i18n: setup.fr.md, or a folder a language) and a Hugo"
+      + " site's (setup.fr.md, or a language's contentDir) are not read; the default language's pages are at the"
+      + " addresses the real builds gave (MkDocs 1.6.1 with mkdocs-static-i18n 1.3.1, Hugo 0.140.2)")
+  void mkdocsAndHugoTranslations() throws Exception {
+    write("docs/index.md", "docs/index.fr.md", "docs/guide/setup.md", "docs/guide/setup.fr.md", "docs/guide/setup.de.md",
+        "docs/guide/only.en.md", "docs/guide/setup.v2.md");
+    String i18n = "site_name: Test\nplugins:\n  - search\n  - i18n:\n%s      languages:\n        - locale: en\n"
+        + "          default: true\n          name: English\n        - locale: fr\n          name: Français\n"
+        + "        - locale: de\n          build: false\nmarkdown_extensions:\n  - pymdownx.emoji:\n"
+        + "      emoji_index: !!python/name:material.extensions.emoji.twemoji\n";
+    Files.writeString(root.resolve("mkdocs.yml"), i18n.formatted(""));
+    String site = "https://ex.org/";
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, site);
+    assertThat(folder.pages()).extracting(Page::documentId, Page::sourceUrl).containsExactly(
+        tuple("docs/guide/only.en", site + "guide/only/"), tuple("docs/guide/setup", site + "guide/setup/"),
+        tuple("docs/guide/setup.v2", site + "guide/setup.v2/"), tuple("docs/index", site));
+    assertThat(folder.translations()).containsExactly("*.fr.md", "*.de.md");
+
+    deleteTree(root.resolve("docs"));
+    write("docs/en/index.md", "docs/fr/index.md", "docs/en/guide/setup.md", "docs/fr/guide/setup.md", "docs/top.md");
+    Files.writeString(root.resolve("mkdocs.yml"), i18n.formatted("      docs_structure: folder\n"));
+    folder = MarkdownFolder.site(root, site);
+    assertThat(folder.pages()).extracting(Page::documentId, Page::sourceUrl).containsExactly(
+        tuple("docs/en/guide/setup", site + "guide/setup/"), tuple("docs/en/index", site), tuple("docs/top", site + "top/"));
+    assertThat(folder.pages().get(0).chapter()).isEqualTo("guide");
+    assertThat(folder.translations()).containsExactly("docs/fr/", "docs/de/");
+
+    deleteTree(root.resolve("docs"));
+    Files.delete(root.resolve("mkdocs.yml"));
+    write("content/guide/setup.md", "content/guide/setup.fr.md", "content/about.en.md", "content/guide/_index.md");
+    Files.writeString(root.resolve("hugo.toml"), "baseURL = 'https://ex.org/'\ndefaultContentLanguage = 'en'\n"
+        + "[languages]\n  [languages.en]\n    weight = 1\n  [languages.fr]\n    weight = 2\n  [languages.fr.params]\n"
+        + "    x = 1\n");
+    folder = MarkdownFolder.site(root, site);
+    assertThat(folder.pages()).extracting(Page::documentId, Page::sourceUrl).containsExactly(
+        tuple("content/about.en", site + "about/"), tuple("content/guide/_index", site + "guide/"),
+        tuple("content/guide/setup", site + "guide/setup/"));
+    assertThat(folder.translations()).containsExactly("*.fr.md");
+
+    Files.delete(root.resolve("hugo.toml"));
+    write("content/de/guide/setup.md", "content/en/guide/setup.md");
+    Files.writeString(root.resolve("hugo.yaml"), "defaultContentLanguage: de\nlanguages:\n  en:\n"
+        + "    contentDir: content/en\n  de:\n    contentDir: content/de\n");
+    folder = MarkdownFolder.site(root, site);
+    assertThat(folder.pages()).extracting(Page::documentId, Page::sourceUrl)
+        .containsExactly(tuple("content/de/guide/setup", site + "guide/setup/"));
+    assertThat(folder.translations()).containsExactly("content/en/", "*.en.md");
   }
 
   @Test
