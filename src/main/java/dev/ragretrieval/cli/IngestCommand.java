@@ -274,7 +274,7 @@ public final class IngestCommand implements Callable<Integer> {
             + Ingestor.firstFive(folder.leftOut()));
       }
       if (!folder.translations().isEmpty()) {
-        cli.err().println("note: the site's translations are not ingested (ingest a language's folder for it): "
+        cli.err().println("note: the site's translations into its other languages are not ingested: "
             + Ingestor.firstFive(folder.translations()));
       }
       if (!folder.drafts().isEmpty()) {

@@ -124,8 +124,8 @@ public final class MarkdownFolder {
   /**
    * A folder's pages; the drafts among its files, which are not read; the generators' sites whose
    * published folders alone were read (their folders as seen from the given one; empty when the whole
-   * folder was read); the Markdown files beside what those sites publish, not read; and the folders
-   * of a site's translations, not read either.
+   * folder was read); the Markdown files beside what those sites publish, not read; and a site's
+   * translations, not read either: their folders, or their names ({@code *.fr.md}).
    */
   public record Folder(List<Page> pages, List<String> drafts, List<Layout> readAs, List<String> leftOut,
       List<String> translations) {
@@ -414,7 +414,9 @@ public final class MarkdownFolder {
    * What the generator whose settings sit at {@code root} publishes: Docusaurus its docs/, blog/ and
    * src/pages/; MkDocs its {@code docs_dir} (docs/); mdBook its {@code src} (src/), whose SUMMARY.md
    * is the book's table of contents; Starlight src/content/docs/; VitePress the folder that holds
-   * its .vitepress/ settings. Anything else is a plain folder of pages.
+   * its .vitepress/ settings; Quarto, MyST (its pages {@link MystProject}'s) and Jupyter Book the
+   * whole folder; Hugo its {@code contentDir}. The translations in their settings
+   * ({@link SiteLanguages}) are not read. Anything else is a plain folder of pages.
    */
   static Layout layout(Path root) {
     Path docusaurus = config(root, "docusaurus.config.");
@@ -522,15 +524,8 @@ public final class MarkdownFolder {
 
   /** A folder named in a settings file, as "name/"; {@code otherwise} when it names none or cannot be read. */
   private static String setting(Path file, Pattern pattern, String otherwise) {
-    String folder = otherwise;
-    try {
-      Matcher matcher = pattern.matcher(Files.readString(file, StandardCharsets.UTF_8));
-      if (matcher.find()) {
-        folder = matcher.group(1);
-      }
-    } catch (IOException e) {
-      // unreadable settings: the generator's default
-    }
+    Matcher matcher = pattern.matcher(text(file));
+    String folder = matcher.find() ? matcher.group(1) : otherwise;
     folder = folder.replace('\\', '/').replaceFirst("^\\./", "").replaceAll("/+$", "");
     return folder.isEmpty() || folder.equals(".") ? "" : folder + "/";
   }

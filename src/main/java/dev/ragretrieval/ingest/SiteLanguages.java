@@ -109,56 +109,48 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked) {
    * {@code docs}, the default one's served at the site's root ({@link #defaultFolder}).
    */
   static SiteLanguages mkdocs(String mkdocsYml, String docs) {
-    List<String> lines = plugin(mkdocsYml);
-    if (lines.isEmpty()) {
+    I18nPlugin plugin = I18nPlugin.of(mkdocsYml);
+    if (plugin == null) {
       return NONE;
     }
-    List<String> locales = new ArrayList<>();
-    String defaultLocale = null;
-    boolean folder = false;
-    for (String line : lines) {
-      Matcher entry = LOCALE_ENTRY.matcher(line);
-      Matcher old = OLD_DEFAULT.matcher(line);
-      if (entry.find()) {
-        locales.add(entry.group(1));
-      } else if (TRUE_KEY.matcher(line).find() && !locales.isEmpty() && defaultLocale == null) {
-        defaultLocale = locales.get(locales.size() - 1);
-      } else if (FOLDER_STRUCTURE.matcher(line).find()) {
-        folder = true;
-      } else if (old.find()) {
-        defaultLocale = old.group(1);
-      }
-    }
-    if (locales.isEmpty()) {
-      locales.addAll(oldLanguages(lines));
-    }
-    if (locales.isEmpty()) {
-      return NONE;
-    }
-    String main = defaultLocale != null ? defaultLocale : locales.get(0);
-    List<String> others = locales.stream().filter(code -> !code.equals(main)).distinct().toList();
-    return folder ? new SiteLanguages(others.stream().map(code -> docs + code + "/").toList(), List.of(), null)
-        : new SiteLanguages(List.of(), others, main);
+    List<String> others = plugin.locales().stream().filter(code -> !code.equals(plugin.main())).distinct().toList();
+    return plugin.folders() ? new SiteLanguages(others.stream().map(code -> docs + code + "/").toList(), List.of(), null)
+        : new SiteLanguages(List.of(), others, plugin.main());
   }
 
   /** With mkdocs-static-i18n's folders, the default language's folder ("docs/en/"), served at the site's root; else null. */
   static String defaultFolder(String mkdocsYml, String docs) {
-    List<String> lines = plugin(mkdocsYml);
-    if (lines.stream().noneMatch(line -> FOLDER_STRUCTURE.matcher(line).find())) {
-      return null;
-    }
-    String first = null;
-    String previous = null;
-    for (String line : lines) {
-      Matcher entry = LOCALE_ENTRY.matcher(line);
-      if (entry.find()) {
-        previous = entry.group(1);
-        first = first == null ? previous : first;
-      } else if (TRUE_KEY.matcher(line).find() && previous != null) {
-        return docs + previous + "/";
+    I18nPlugin plugin = I18nPlugin.of(mkdocsYml);
+    return plugin == null || !plugin.folders() ? null : docs + plugin.main() + "/";
+  }
+
+  /** mkdocs-static-i18n's settings: its languages' codes, the default one's, and whether each has a folder. */
+  private record I18nPlugin(List<String> locales, String main, boolean folders) {
+
+    /** Null without the plugin or without languages. */
+    static I18nPlugin of(String mkdocsYml) {
+      List<String> lines = plugin(mkdocsYml);
+      List<String> locales = new ArrayList<>();
+      String main = null;
+      boolean folders = false;
+      for (String line : lines) {
+        Matcher entry = LOCALE_ENTRY.matcher(line);
+        Matcher old = OLD_DEFAULT.matcher(line);
+        if (entry.find()) {
+          locales.add(entry.group(1));
+        } else if (TRUE_KEY.matcher(line).find() && !locales.isEmpty() && main == null) {
+          main = locales.get(locales.size() - 1);
+        } else if (FOLDER_STRUCTURE.matcher(line).find()) {
+          folders = true;
+        } else if (old.find()) {
+          main = old.group(1);
+        }
       }
+      if (locales.isEmpty()) {
+        locales.addAll(oldLanguages(lines));
+      }
+      return locales.isEmpty() ? null : new I18nPlugin(locales, main != null ? main : locales.get(0), folders);
     }
-    return first == null ? null : docs + first + "/";
   }
 
   /** The lines of mkdocs.yml's {@code - i18n:} plugin entry, indented below it; empty without one. */
