@@ -152,8 +152,8 @@ public final class IngestCommand implements Callable<Integer> {
             Services.STARTUP);
         if (pages.isEmpty()) {
           throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
-              + ": a folder is read for Markdown (.md, .mdx, .markdown, .qmd, .Rmd) and notebooks (.ipynb);"
-              + " for reStructuredText, AsciiDoc or HTML sources,"
+              + ": a folder is read for Markdown (.md, .mdx, .markdown, .qmd, .Rmd), reStructuredText (.rst)"
+              + " and notebooks (.ipynb); for AsciiDoc or HTML sources,"
               + " ingest the built site (its sitemap.xml, or a page with --crawl)");
         }
         cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");

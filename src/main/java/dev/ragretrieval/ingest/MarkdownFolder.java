@@ -11,8 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystemLoopException;
 import java.nio.file.FileVisitOption;
 import java.nio.file.FileVisitResult;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
@@ -26,6 +28,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -87,7 +90,7 @@ public final class MarkdownFolder {
   /** The site generators whose repositories are recognised, by the name their users know. */
   public enum Generator {
     DOCUSAURUS("Docusaurus"), MKDOCS("MkDocs"), MDBOOK("mdBook"), STARLIGHT("Starlight"), VITEPRESS("VitePress"),
-    HUGO("Hugo"), JUPYTER_BOOK("Jupyter Book"), QUARTO("Quarto"), MYST("MyST");
+    HUGO("Hugo"), JUPYTER_BOOK("Jupyter Book"), QUARTO("Quarto"), MYST("MyST"), SPHINX("Sphinx");
 
     private final String label;
 
@@ -108,10 +111,18 @@ public final class MarkdownFolder {
   private static final Pattern HUGO_CONTENT_DIR =
       Pattern.compile("(?m)^[ \\t]*['\"]?contentDir['\"]?[ \\t]*[=:][ \\t]*['\"]?([^'\"#\\s,]+)");
   private static final Pattern MYST_PROJECT = Pattern.compile("(?m)^project:");
+  /** A Sphinx project's conf.py: it names its extensions, theme or project. */
+  private static final Pattern SPHINX_CONF = Pattern.compile("(?m)^(?:extensions|html_theme|project|master_doc|root_doc)\\s*=");
+  /** Sphinx reads Markdown and notebooks only through one of these extensions. */
+  private static final Pattern SPHINX_MARKDOWN = Pattern.compile("\\b(?:myst_parser|myst_nb|recommonmark|nbsphinx)\\b");
+  /** Read the Docs building with Sphinx's dirhtml builder: guide/setup/ rather than guide/setup.html. */
+  private static final Pattern READTHEDOCS_DIRHTML = Pattern.compile("(?m)^[ \\t]*builder:[ \\t]*['\"]?dirhtml\\b");
+  private static final Pattern SPHINX_EXCLUDE = Pattern.compile("(?ms)^exclude_patterns\\s*=\\s*\\[(.*?)]");
+  private static final Pattern QUOTED = Pattern.compile("['\"]([^'\"]+)['\"]");
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
   /**
-   * Every .md/.mdx file under {@code root} (.markdown, .qmd, .Rmd and .ipynb too, outside a
+   * Every .md/.mdx file under {@code root} (.markdown, .qmd, .Rmd, .ipynb and .rst too, outside a
    * Docusaurus site), in path order, skipping hidden folders, node_modules, partials
    * ({@code _name.md}), the root README, and a Docusaurus site's i18n/ and versioned_docs/.
    * In a site generator's repository only what the site publishes is read, when there is any: not
@@ -248,15 +259,20 @@ public final class MarkdownFolder {
     boolean hugo = layout.generator() == Generator.HUGO;
     // Quarto leaves out files and folders whose name starts with '_' (its _site/ and _book/ output),
     // Jupyter Book its _build/ (copies of every notebook)
-    boolean underscoreFolders = layout.generator() == Generator.QUARTO || layout.generator() == Generator.JUPYTER_BOOK;
+    // and Sphinx its _build/, _static/, _templates/ and the files it includes from _-named folders
+    boolean underscoreFolders = layout.generator() == Generator.QUARTO || layout.generator() == Generator.JUPYTER_BOOK
+        || layout.generator() == Generator.SPHINX;
     // Docusaurus publishes .md and .mdx only; MkDocs, Hugo and Jekyll read .markdown too, Quarto .qmd and .ipynb
     boolean markdownSuffix = layout.generator() != Generator.DOCUSAURUS;
+    // Sphinx reads reStructuredText, and Markdown and notebooks only with an extension for them
+    Predicate<String> sphinxPage = sphinxPages(root, layout);
     paths = files(root).stream()
         .map(file -> relative(root, file))
         .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md")
             // a Hugo section's _index.md is its page, not a partial
             || hugo && path.endsWith("_index.md") && isPage(path.replace("_index.md", "index.md"), true))
         .filter(path -> !underscoreFolders || !path.startsWith("_") && !path.contains("/_"))
+        .filter(sphinxPage)
         .sorted()
         .toList();
     // a site's translations repeat its pages in other languages (as Docusaurus' i18n/)
@@ -278,6 +294,34 @@ public final class MarkdownFolder {
     }
     Folder folder = collect(paths, layout, loader(root), baseUrl);
     return new Folder(folder.pages(), folder.drafts(), readAs, leftOut, translations);
+  }
+
+  /**
+   * Which files a Sphinx project reads: its .rst pages, its .md and .ipynb ones only with
+   * myst_parser, MyST-NB or nbsphinx among its extensions, none that its {@code exclude_patterns}
+   * match. Every file in any other layout.
+   */
+  private static Predicate<String> sphinxPages(Path root, Layout layout) {
+    if (layout.generator() != Generator.SPHINX) {
+      return path -> true;
+    }
+    String conf = text(root.resolve("conf.py"));
+    boolean markdown = SPHINX_MARKDOWN.matcher(conf).find();
+    List<PathMatcher> excluded = new ArrayList<>();
+    Matcher patterns = SPHINX_EXCLUDE.matcher(conf);
+    if (patterns.find()) {
+      Matcher quoted = QUOTED.matcher(patterns.group(1));
+      while (quoted.find()) {
+        try {
+          excluded.add(FileSystems.getDefault().getPathMatcher("glob:" + quoted.group(1)));
+        } catch (IllegalArgumentException e) {
+          // a pattern Java's globs cannot read excludes nothing
+        }
+      }
+    }
+    return path -> (markdown || path.toLowerCase(Locale.ROOT).endsWith(".rst"))
+        && excluded.stream().noneMatch(glob -> glob.matches(Path.of(path))
+            || glob.matches(Path.of(MarkdownReader.withoutExtension(path))));
   }
 
   /**
@@ -397,7 +441,9 @@ public final class MarkdownFolder {
       if (layout.generator() == null || layout.generator() == Generator.DOCUSAURUS) {
         text = DocusaurusPartials.expand(text, path, quietly(load));
       }
-      if (layout.generator() == null || layout.generator() == Generator.MDBOOK) {
+      if (path.toLowerCase(Locale.ROOT).endsWith(".rst")) {
+        text = RstIncludes.expand(text, path, quietly(load));
+      } else if (layout.generator() == null || layout.generator() == Generator.MDBOOK) {
         text = MdBookIncludes.expand(text, path, quietly(load));
       } else if (layout.generator() == Generator.VITEPRESS) {
         text = VitePressSnippets.expand(text, path, layout.pagesRoot(), quietly(load));
@@ -458,6 +504,13 @@ public final class MarkdownFolder {
     }
     if (Files.isRegularFile(root.resolve("_toc.yml")) && Files.isRegularFile(root.resolve("_config.yml"))) {
       return new Layout(Generator.JUPYTER_BOOK, List.of(""), "", null, ".html");
+    }
+    if (Files.isRegularFile(root.resolve("conf.py")) && says(root.resolve("conf.py"), SPHINX_CONF)) {
+      // Read the Docs' settings sit at the repository's root, one or two folders above the project's
+      boolean dirhtml = Stream.of(".", "..", "../..").flatMap(up -> Stream.of(".readthedocs.yaml", ".readthedocs.yml")
+          .map(name -> root.resolve(up).resolve(name))).filter(Files::isRegularFile).findFirst()
+          .map(file -> says(file, READTHEDOCS_DIRHTML)).orElse(false);
+      return new Layout(Generator.SPHINX, List.of(""), "", null, dirhtml ? "/" : ".html");
     }
     Path hugo = hugoConfig(root);
     if (hugo != null) {
@@ -548,7 +601,7 @@ public final class MarkdownFolder {
     }
     String name = relative.substring(relative.lastIndexOf('/') + 1);
     // the root README describes the repository, not a page of the book
-    return !name.startsWith("_") && !relative.equalsIgnoreCase("README.md");
+    return !name.startsWith("_") && !relative.equalsIgnoreCase("README.md") && !relative.equalsIgnoreCase("README.rst");
   }
 
   /** {@code load} with a file it cannot read as text (not UTF-8) as missing: an included listing, not a page. */

@@ -59,11 +59,12 @@ public final class MarkdownReader {
       .nodeRendererFactory(CodeLines::new).build();
 
   /**
-   * Markdown and MDX, Quarto's and R Markdown's pages (Markdown with executable code cells), and
-   * Jupyter notebooks ({@link Notebook}).
+   * Markdown and MDX, Quarto's and R Markdown's pages (Markdown with executable code cells),
+   * Jupyter notebooks ({@link Notebook}) and reStructuredText ({@link RstReader}).
    */
-  private static final Pattern EXTENSION = Pattern.compile("(?i)\\.(mdx?|markdown|qmd|rmd|ipynb)$");
+  private static final Pattern EXTENSION = Pattern.compile("(?i)\\.(mdx?|markdown|qmd|rmd|ipynb|rst)$");
   private static final Pattern NOTEBOOK = Pattern.compile("(?i)\\.ipynb$");
+  private static final Pattern RESTRUCTURED_TEXT = Pattern.compile("(?i)\\.rst$");
   /**
    * A code fence's line: its marks, then what follows them. MyST (Jupyter Book, Sphinx) also
    * fences a directive with colons, {@code :::{note}}, and closes it with a bare {@code :::}; a
@@ -211,6 +212,7 @@ public final class MarkdownReader {
       MarkdownFolder.Layout layout) {
     String documentId = withoutExtension(relativePath);
     String source = NOTEBOOK.matcher(relativePath).find() ? Notebook.markdown(markdown)
+        : RESTRUCTURED_TEXT.matcher(relativePath).find() ? RstReader.markdown(markdown)
         // a byte order mark (an editor on Windows) would hide the front matter and make its lines a heading
         : markdown.startsWith("\uFEFF") ? markdown.substring(1) : markdown;
     Node document = PARSER.parse(stripMdx(yamlFrontMatter(source)));
@@ -274,14 +276,14 @@ public final class MarkdownReader {
         "markdown", sections);
   }
 
-  /** A page's path without its extension: .md, .mdx, .markdown (MkDocs, Jekyll, Hugo), .qmd, .Rmd or .ipynb. */
+  /** A page's path without its extension: .md, .mdx, .markdown (MkDocs, Jekyll, Hugo), .qmd, .Rmd, .ipynb or .rst. */
   static String withoutExtension(String path) {
     return EXTENSION.matcher(path).replaceFirst("");
   }
 
   /**
-   * Whether a file name is a Markdown page's: .md, .mdx, .markdown, .qmd (Quarto) or .Rmd, or a
-   * Jupyter notebook's (.ipynb), in any case.
+   * Whether a file name is a page's: Markdown (.md, .mdx, .markdown, .qmd (Quarto) or .Rmd), a
+   * Jupyter notebook's (.ipynb) or reStructuredText (.rst), in any case.
    */
   public static boolean isMarkdownFile(String name) {
     return EXTENSION.matcher(name).find();

@@ -45,6 +45,8 @@ final class SitePath {
           : slugged(index ? dir : dir + name + "/");
       case VITEPRESS -> index ? dir : dir + name + layout.pageSuffix();
       case JUPYTER_BOOK, QUARTO -> dir + name + layout.pageSuffix();
+      // Sphinx: guide/setup.html, or with the dirhtml builder guide/setup/ and an index.rst as its folder
+      case SPHINX -> layout.pageSuffix().equals("/") ? (index ? dir : dir + name + "/") : dir + name + ".html";
       // MyST: a slug of the file's name, given for the whole project at once (numbered where two share one)
       case MYST -> layout.addresses() != null && layout.addresses().containsKey(relativePath)
           ? layout.addresses().get(relativePath) : MystProject.slugOf(name);

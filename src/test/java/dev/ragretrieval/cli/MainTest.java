@@ -164,13 +164,13 @@ class MainTest {
     assertThat(missing.code()).isEqualTo(1);
     assertThat(missing.err().strip()).startsWith("error: ").contains("nope", "is missing").doesNotContain("\n");
 
-    // a Sphinx repository's reStructuredText is no Markdown: the error says what to ingest instead
-    Path sphinx = work.resolve("sphinx-repo");
-    Files.createDirectories(sphinx);
-    Files.writeString(sphinx.resolve("index.rst"), "Welcome\n=======\n\nA page.\n");
-    Run rst = run("ingest", sphinx.toString());
-    assertThat(rst.code()).isEqualTo(1);
-    assertThat(rst.err().strip()).startsWith("error: no pages with text found at").contains("ingest the built site")
+    // an Antora repository's AsciiDoc is no page this reader knows: the error says what to ingest instead
+    Path antora = work.resolve("antora-repo");
+    Files.createDirectories(antora);
+    Files.writeString(antora.resolve("index.adoc"), "= Welcome\n\nA page.\n");
+    Run adoc = run("ingest", antora.toString());
+    assertThat(adoc.code()).isEqualTo(1);
+    assertThat(adoc.err().strip()).startsWith("error: no pages with text found at").contains("ingest the built site")
         .doesNotContain("\n");
 
     Map<String, String> env = env();

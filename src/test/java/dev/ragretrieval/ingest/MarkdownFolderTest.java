@@ -409,6 +409,30 @@ class MarkdownFolderTest {
   }
 
   @Test
+  @DisplayName("a Sphinx project (conf.py) in a repository's docs/: its .rst pages at name.html, or name/ with Read"
+      + " the Docs' dirhtml builder; .md pages only with myst_parser; not _build/, _static/, exclude_patterns,"
+      + " nor the repository's README.rst")
+  void sphinxProject() throws Exception {
+    write("README.rst", "docs/index.rst", "docs/guide/setup.rst", "docs/guide/notes.md", "docs/_build/html/x.rst",
+        "docs/_static/y.rst", "docs/drafts/old.rst", "docs/conf.py");
+    Files.writeString(root.resolve("docs/conf.py"), "project = 'Robot'\nextensions = []\n"
+        + "exclude_patterns = ['_build', 'drafts/*']\n");
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, "https://robot.example.org/");
+    assertThat(folder.readAs()).extracting(MarkdownFolder.Layout::generator).containsExactly(MarkdownFolder.Generator.SPHINX);
+    assertThat(folder.pages()).extracting(Page::documentId, Page::sourceUrl).containsExactly(
+        tuple("docs/guide/setup", "https://robot.example.org/guide/setup.html"),
+        tuple("docs/index", "https://robot.example.org/index.html"));
+    assertThat(folder.leftOut()).isEmpty(); // the root README describes the repository
+
+    Files.writeString(root.resolve("docs/conf.py"), "project = 'Robot'\nextensions = ['myst_parser']\n");
+    Files.writeString(root.resolve(".readthedocs.yaml"), "version: 2\nsphinx:\n  configuration: docs/conf.py\n"
+        + "  builder: dirhtml\n");
+    assertThat(MarkdownFolder.site(root, "https://robot.example.org/").pages()).extracting(Page::sourceUrl)
+        .containsExactly("https://robot.example.org/drafts/old/", "https://robot.example.org/guide/notes/",
+            "https://robot.example.org/guide/setup/", "https://robot.example.org/");
+  }
+
+  @Test
   @DisplayName(".markdown files are pages too (MkDocs, Hugo, Jekyll read them), with the extension dropped as .md's;"
       + " not in a Docusaurus site, which publishes .md and .mdx only")
   void markdownSuffix() throws Exception {

@@ -1,0 +1,4 @@
+project = "Robot Book"
+extensions = []
+html_theme = "alabaster"
+smartquotes = False
