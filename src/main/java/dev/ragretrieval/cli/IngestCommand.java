@@ -214,7 +214,7 @@ public final class IngestCommand implements Callable<Integer> {
     }
   }
 
-  /** A URL, an existing folder or Markdown file; anything else fails now, naming what is missing. */
+  /** A URL, an existing folder or page file (Markdown, reStructuredText, a notebook); anything else fails now. */
   private Source classify() {
     if (crawl && (!source.matches("(?i)https?://.*") || SiteCrawler.isSitemap(source))) {
       throw new ParameterException(spec.commandLine(),
@@ -249,7 +249,7 @@ public final class IngestCommand implements Callable<Integer> {
           + "' is missing (no such file or folder)");
     }
     throw new ServiceException(ErrorCode.INVALID_REQUEST,
-        "'" + path + "' is neither a folder, a Markdown file nor an http(s) URL");
+        "'" + path + "' is neither a folder, a page file (.md, .mdx, .rst, .ipynb, ...) nor an http(s) URL");
   }
 
   /** The same folder however it is spelled (./docs, docs/, a symlink): the identity a re-ingest matches. */
@@ -269,7 +269,7 @@ public final class IngestCommand implements Callable<Integer> {
             + String.join(", ", site.folders().stream().map(f -> f.isEmpty() ? "./" : f).toList()) + ")");
       }
       if (!folder.leftOut().isEmpty()) {
-        cli.err().println("note: " + Ingestor.plural(folder.leftOut().size(), "Markdown file") + " beside what the site"
+        cli.err().println("note: " + Ingestor.plural(folder.leftOut().size(), "page file") + " beside what the site"
             + (folder.readAs().size() > 1 ? "s publish" : " publishes") + " not ingested (ingest their folder for them): "
             + Ingestor.firstFive(folder.leftOut()));
       }

@@ -135,7 +135,7 @@ public final class MarkdownFolder {
   /**
    * A folder's pages; the drafts among its files, which are not read; the generators' sites whose
    * published folders alone were read (their folders as seen from the given one; empty when the whole
-   * folder was read); the Markdown files beside what those sites publish, not read; and a site's
+   * folder was read); the page files beside what those sites publish, not read; and a site's
    * translations, not read either: their folders, or their names ({@code *.fr.md}).
    */
   public record Folder(List<Page> pages, List<String> drafts, List<Layout> readAs, List<String> leftOut,

@@ -343,7 +343,7 @@ class MainTest {
     Files.writeString(work.resolve("NOTES.md"), "# Notes\n\nBuy more roses.\n");
     Run mkdocs = run("ingest", work.toString(), "--collection", "garden");
     assertThat(mkdocs.err()).contains("note: MkDocs site: only what it publishes is read (docs/)",
-        "note: 1 Markdown file beside what the site publishes not ingested (ingest their folder for them): NOTES.md");
+        "note: 1 page file beside what the site publishes not ingested (ingest their folder for them): NOTES.md");
     assertThat(mkdocs.out()).contains("1 page (0 new, 0 changed, 1 unchanged, 0 removed)");
     Map<String, String> env = env();
     env.put("QDRANT_COLLECTIONS", "garden");
@@ -363,7 +363,7 @@ class MainTest {
 
   @Test
   @DisplayName("ingest of a repository whose book is a Docusaurus site in book/: the book's pages only, and the run"
-      + " names the site and the Markdown files beside it that it left out")
+      + " names the site and the page files beside it that it left out")
   void siteInASubfolder() throws Exception {
     Path repo = work.resolve("repo");
     Files.createDirectories(repo.resolve("book/docs/module-1"));
@@ -377,7 +377,7 @@ class MainTest {
     Run ingest = run("ingest", repo.toString(), "--collection", "nested");
     assertThat(ingest.code()).as(ingest.err()).isZero();
     assertThat(ingest.err()).contains("note: Docusaurus site: only what it publishes is read (book/docs/, book/blog/,"
-        + " book/src/pages/)", "note: 2 Markdown files beside what the site publishes not ingested (ingest their folder for them):"
+        + " book/src/pages/)", "note: 2 page files beside what the site publishes not ingested (ingest their folder for them):"
         + " CLAUDE.md, specs/001-book/spec.md");
     assertThat(ingest.out()).contains("1 page (1 new");
   }
