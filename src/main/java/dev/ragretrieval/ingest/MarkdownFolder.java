@@ -118,6 +118,8 @@ public final class MarkdownFolder {
   /** Read the Docs building with Sphinx's dirhtml builder: guide/setup/ rather than guide/setup.html. */
   private static final Pattern READTHEDOCS_DIRHTML = Pattern.compile("(?m)^[ \\t]*builder:[ \\t]*['\"]?dirhtml\\b");
   private static final Pattern SPHINX_EXCLUDE = Pattern.compile("(?ms)^exclude_patterns\\s*=\\s*\\[(.*?)]");
+  /** Sphinx's source_suffix naming .txt (Django's manual): its .txt files are reStructuredText pages. */
+  private static final Pattern SPHINX_TXT = Pattern.compile("(?m)^source_suffix\\s*=.*['\"]\\.txt['\"]");
   private static final Pattern QUOTED = Pattern.compile("['\"]([^'\"]+)['\"]");
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
@@ -266,9 +268,11 @@ public final class MarkdownFolder {
     boolean markdownSuffix = layout.generator() != Generator.DOCUSAURUS;
     // Sphinx reads reStructuredText, and Markdown and notebooks only with an extension for them
     Predicate<String> sphinxPage = sphinxPages(root, layout);
+    boolean sphinxText = layout.generator() == Generator.SPHINX && says(root.resolve("conf.py"), SPHINX_TXT);
     paths = files(root).stream()
         .map(file -> relative(root, file))
         .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md")
+            || sphinxText && path.endsWith(".txt") && isPage(path.substring(0, path.length() - 4) + ".rst", true)
             // a Hugo section's _index.md is its page, not a partial
             || hugo && path.endsWith("_index.md") && isPage(path.replace("_index.md", "index.md"), true))
         .filter(path -> !underscoreFolders || !path.startsWith("_") && !path.contains("/_"))
@@ -319,7 +323,7 @@ public final class MarkdownFolder {
         }
       }
     }
-    return path -> (markdown || path.toLowerCase(Locale.ROOT).endsWith(".rst"))
+    return path -> (markdown || path.toLowerCase(Locale.ROOT).endsWith(".rst") || path.endsWith(".txt"))
         && excluded.stream().noneMatch(glob -> glob.matches(Path.of(path))
             || glob.matches(Path.of(MarkdownReader.withoutExtension(path))));
   }
@@ -441,7 +445,7 @@ public final class MarkdownFolder {
       if (layout.generator() == null || layout.generator() == Generator.DOCUSAURUS) {
         text = DocusaurusPartials.expand(text, path, quietly(load));
       }
-      if (path.toLowerCase(Locale.ROOT).endsWith(".rst")) {
+      if (MarkdownReader.isRestructuredText(path, layout)) {
         text = RstIncludes.expand(text, path, quietly(load));
       } else if (layout.generator() == null || layout.generator() == Generator.MDBOOK) {
         text = MdBookIncludes.expand(text, path, quietly(load));

@@ -65,6 +65,8 @@ public final class MarkdownReader {
   private static final Pattern EXTENSION = Pattern.compile("(?i)\\.(mdx?|markdown|qmd|rmd|ipynb|rst)$");
   private static final Pattern NOTEBOOK = Pattern.compile("(?i)\\.ipynb$");
   private static final Pattern RESTRUCTURED_TEXT = Pattern.compile("(?i)\\.rst$");
+  /** What a page's name ends with, taken off for its id: the page suffixes, and .txt (a Sphinx source_suffix). */
+  private static final Pattern PAGE_SUFFIX = Pattern.compile("(?i)\\.(mdx?|markdown|qmd|rmd|ipynb|rst|txt)$");
   /**
    * A code fence's line: its marks, then what follows them. MyST (Jupyter Book, Sphinx) also
    * fences a directive with colons, {@code :::{note}}, and closes it with a bare {@code :::}; a
@@ -212,7 +214,7 @@ public final class MarkdownReader {
       MarkdownFolder.Layout layout) {
     String documentId = withoutExtension(relativePath);
     String source = NOTEBOOK.matcher(relativePath).find() ? Notebook.markdown(markdown)
-        : RESTRUCTURED_TEXT.matcher(relativePath).find() ? RstReader.markdown(markdown)
+        : isRestructuredText(relativePath, layout) ? RstReader.markdown(markdown)
         // a byte order mark (an editor on Windows) would hide the front matter and make its lines a heading
         : markdown.startsWith("\uFEFF") ? markdown.substring(1) : markdown;
     Node document = PARSER.parse(stripMdx(yamlFrontMatter(source)));
@@ -278,7 +280,13 @@ public final class MarkdownReader {
 
   /** A page's path without its extension: .md, .mdx, .markdown (MkDocs, Jekyll, Hugo), .qmd, .Rmd, .ipynb or .rst. */
   static String withoutExtension(String path) {
-    return EXTENSION.matcher(path).replaceFirst("");
+    return PAGE_SUFFIX.matcher(path).replaceFirst("");
+  }
+
+  /** Whether the page is reStructuredText: a .rst file, or a .txt one in a Sphinx project (read only if it says so). */
+  static boolean isRestructuredText(String path, MarkdownFolder.Layout layout) {
+    return RESTRUCTURED_TEXT.matcher(path).find()
+        || layout.generator() == MarkdownFolder.Generator.SPHINX && path.endsWith(".txt");
   }
 
   /**

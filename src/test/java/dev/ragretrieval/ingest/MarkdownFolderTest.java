@@ -430,6 +430,20 @@ class MarkdownFolderTest {
     assertThat(MarkdownFolder.site(root, "https://robot.example.org/").pages()).extracting(Page::sourceUrl)
         .containsExactly("https://robot.example.org/drafts/old/", "https://robot.example.org/guide/notes/",
             "https://robot.example.org/guide/setup/", "https://robot.example.org/");
+
+    // Django's manual: source_suffix = '.txt' makes its .txt files reStructuredText pages (not requirements.txt)
+    Files.writeString(root.resolve("docs/conf.py"), "project = 'Robot'\nsource_suffix = '.txt'\n"
+        + "exclude_patterns = ['_build', 'requirements.txt', 'drafts/*']\n");
+    Files.createDirectories(root.resolve("docs/topics"));
+    Files.writeString(root.resolve("docs/topics/arms.txt"), "Arms\n====\n\nAn arm has joints.\n\nReach\n-----\n\n"
+        + "Use :func:`~robot.reach`.\n");
+    Files.writeString(root.resolve("docs/requirements.txt"), "sphinx\n");
+    folder = MarkdownFolder.site(root, null);
+    assertThat(folder.pages()).extracting(Page::documentId, Page::pageTitle).contains(tuple("docs/topics/arms", "Arms"))
+        .doesNotContain(tuple("docs/requirements", null));
+    Page arms = folder.pages().stream().filter(page -> page.documentId().equals("docs/topics/arms")).findFirst().get();
+    assertThat(arms.sections()).extracting(Page.Section::heading, Page.Section::text)
+        .containsExactly(tuple(null, "An arm has joints."), tuple("Reach", "Use reach."));
   }
 
   @Test
