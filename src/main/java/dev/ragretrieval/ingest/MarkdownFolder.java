@@ -433,6 +433,14 @@ public final class MarkdownFolder {
     Map<String, String> labels = new HashMap<>();
     List<Page> pages = new ArrayList<>();
     List<String> drafts = new ArrayList<>();
+    // reStructuredText's untitled references show their target's title, from any page of the folder
+    RstReferences references = new RstReferences();
+    for (String path : paths) {
+      String text = MarkdownReader.isRestructuredText(path, layout) ? quietly(load).apply(path) : null;
+      if (text != null) {
+        references.add(path, text);
+      }
+    }
     for (String path : paths) {
       String text = load.apply(path);
       if (text == null) {
@@ -446,7 +454,7 @@ public final class MarkdownFolder {
         text = DocusaurusPartials.expand(text, path, quietly(load));
       }
       if (MarkdownReader.isRestructuredText(path, layout)) {
-        text = RstIncludes.expand(text, path, quietly(load));
+        text = references.resolve(RstIncludes.expand(text, path, quietly(load)), path);
       } else if (layout.generator() == null || layout.generator() == Generator.MDBOOK) {
         text = MdBookIncludes.expand(text, path, quietly(load));
       } else if (layout.generator() == Generator.VITEPRESS) {

@@ -465,6 +465,11 @@ final class RstReader {
     return replace(HELD, s, m -> held.get(Integer.parseInt(m.group(1))));
   }
 
+  /** Inline markup as plain words (a title quoted in a reference): what {@link #inline} shows, without code marks. */
+  static String plain(String text) {
+    return inline(text).replace("`", "");
+  }
+
   /** What a role's or reference's text shows: its title before a target in angle brackets, "~" shortened. */
   private static String shown(String text) {
     String shown = text.strip();

@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class RstReaderTest {
 
@@ -51,6 +53,21 @@ class RstReaderTest {
     }
     assertThat(source.sections().get(1).text()).contains("Always stop the motors before touching the arm.")
         .contains("filter.py\n\ndef smooth(values, alpha=0.5):\n    return values[0] * alpha");
+  }
+
+  @Test
+  @DisplayName("a reference without a title shows its target's title, from any page of the folder: a :ref: the"
+      + " section below its label, a :doc: the page (relative or from the root); one outside the folder its label")
+  void referencesShowTheirTargetsTitle(@TempDir Path folder) throws Exception {
+    Files.createDirectories(folder.resolve("guide"));
+    Files.writeString(folder.resolve("guide/arm.rst"), "The Arm\n=======\n\nIntro.\n\n.. _arm-setup:\n\n"
+        + "Setting up the arm\n------------------\n\nBolt it down.\n");
+    Files.writeString(folder.resolve("guide/usage.rst"), "Usage\n=====\n\nFirst read :ref:`Arm-Setup`, then"
+        + " :doc:`arm` and :doc:`/guide/arm`; :doc:`/missing` is elsewhere, :ref:`the arm <arm-setup>` titled.\n");
+    Page usage = MarkdownFolder.read(folder, null).stream().filter(p -> p.documentId().equals("guide/usage"))
+        .findFirst().orElseThrow();
+    assertThat(usage.sections().get(0).text()).isEqualTo("First read Setting up the arm, then The Arm and The Arm;"
+        + " /missing is elsewhere, the arm titled.");
   }
 
   @Test
