@@ -112,12 +112,17 @@ final class RstIncludes {
       if (!m.matches() || m.group(1).isEmpty() && m.group(2) == null) {
         return text;
       }
-      int from = m.group(1).isEmpty() ? 1 : Integer.parseInt(m.group(1));
-      int to = m.group(2) == null ? from : m.group(2).isEmpty() ? all.length : Integer.parseInt(m.group(2));
+      int from = m.group(1).isEmpty() ? 1 : number(m.group(1));
+      int to = m.group(2) == null ? from : m.group(2).isEmpty() ? all.length : number(m.group(2));
       for (int line = Math.max(from, 1); line <= Math.min(to, all.length); line++) {
         kept.add(all[line - 1]);
       }
     }
     return String.join("\n", kept);
+  }
+
+  /** A line number; one past any file's end when it is too large to read. */
+  private static int number(String digits) {
+    return digits.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(digits);
   }
 }

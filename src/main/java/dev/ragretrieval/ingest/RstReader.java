@@ -396,7 +396,7 @@ final class RstReader {
       String line = lines.get(end).strip();
       if (GRID_BORDER.matcher(line).matches()) {
         flushRow(row, out);
-      } else {
+      } else if (line.length() > 1) {
         String[] cells = line.substring(1, line.endsWith("|") ? line.length() - 1 : line.length()).split("\\|");
         for (int c = 0; c < cells.length; c++) {
           while (row.size() <= c) {

@@ -71,6 +71,19 @@ class RstReaderTest {
   }
 
   @Test
+  @DisplayName("broken reStructuredText still reads (a cut table, a lone '|', tabs, a directive at the end, an"
+      + " include with impossible lines): no page stops a folder's ingest")
+  void brokenMarkup(@TempDir Path folder) throws Exception {
+    Files.writeString(folder.resolve("part.rst"), "Shared text.\n");
+    Files.writeString(folder.resolve("broken.rst"), "Broken\n======\n\n+-----+\n|\n| cut\n\n\tTabbed ::\n\n"
+        + ".. include:: part.rst\n   :lines: 99999999999-\n\n.. note::");
+    Page page = MarkdownFolder.read(folder, null).stream().filter(p -> p.documentId().equals("broken")).findFirst()
+        .orElseThrow();
+    assertThat(page.pageTitle()).isEqualTo("Broken");
+    assertThat(page.sections().get(0).text()).isEqualTo("cut\n\nTabbed\n\nNote");
+  }
+
+  @Test
   @DisplayName("inline markup shows what the page shows: a role's text or title, ~ as the last name, literals as"
       + " written, a link's words, substitutions and references without their marks")
   void inlineMarkup() {
