@@ -152,8 +152,8 @@ public final class IngestCommand implements Callable<Integer> {
             Services.STARTUP);
         if (pages.isEmpty()) {
           throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
-              + ": a folder is read for Markdown (.md, .mdx, .markdown, .qmd, .Rmd), reStructuredText (.rst)"
-              + " and notebooks (.ipynb); for AsciiDoc or HTML sources,"
+              + ": a folder is read for Markdown (.md, .mdx, .markdown, .qmd, .Rmd), reStructuredText (.rst),"
+              + " AsciiDoc (.adoc) and notebooks (.ipynb); for HTML or other sources,"
               + " ingest the built site (its sitemap.xml, or a page with --crawl)");
         }
         cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
@@ -249,7 +249,7 @@ public final class IngestCommand implements Callable<Integer> {
           + "' is missing (no such file or folder)");
     }
     throw new ServiceException(ErrorCode.INVALID_REQUEST,
-        "'" + path + "' is neither a folder, a page file (.md, .mdx, .rst, .ipynb, ...) nor an http(s) URL");
+        "'" + path + "' is neither a folder, a page file (.md, .mdx, .rst, .adoc, .ipynb, ...) nor an http(s) URL");
   }
 
   /** The same folder however it is spelled (./docs, docs/, a symlink): the identity a re-ingest matches. */

@@ -90,7 +90,7 @@ public final class MarkdownFolder {
   /** The site generators whose repositories are recognised, by the name their users know. */
   public enum Generator {
     DOCUSAURUS("Docusaurus"), MKDOCS("MkDocs"), MDBOOK("mdBook"), STARLIGHT("Starlight"), VITEPRESS("VitePress"),
-    HUGO("Hugo"), JUPYTER_BOOK("Jupyter Book"), QUARTO("Quarto"), MYST("MyST"), SPHINX("Sphinx");
+    HUGO("Hugo"), JUPYTER_BOOK("Jupyter Book"), QUARTO("Quarto"), MYST("MyST"), SPHINX("Sphinx"), ANTORA("Antora");
 
     private final String label;
 
@@ -120,6 +120,8 @@ public final class MarkdownFolder {
   private static final Pattern SPHINX_EXCLUDE = Pattern.compile("(?ms)^exclude_patterns\\s*=\\s*\\[(.*?)]");
   /** Sphinx's source_suffix naming .txt (Django's manual): its .txt files are reStructuredText pages. */
   private static final Pattern SPHINX_TXT = Pattern.compile("(?m)^source_suffix\\s*=.*['\"]\\.txt['\"]");
+  private static final Pattern ROOT_README = Pattern.compile("(?i)README\\.(?:md|rst|adoc|asciidoc)");
+  private static final Pattern ANTORA_PAGE = Pattern.compile("modules/[^/]+/pages/");
   private static final Pattern QUOTED = Pattern.compile("['\"]([^'\"]+)['\"]");
   private static final Pattern MDBOOK_SRC = Pattern.compile("(?m)^[ \\t]*src[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
@@ -303,9 +305,13 @@ public final class MarkdownFolder {
   /**
    * Which files a Sphinx project reads: its .rst pages, its .md and .ipynb ones only with
    * myst_parser, MyST-NB or nbsphinx among its extensions, none that its {@code exclude_patterns}
-   * match. Every file in any other layout.
+   * match; which an Antora component reads: its modules' pages. Every file in any other layout.
    */
   private static Predicate<String> sphinxPages(Path root, Layout layout) {
+    if (layout.generator() == Generator.ANTORA) {
+      // Antora publishes modules/<module>/pages/; partials, examples and nav files are parts of pages
+      return path -> ANTORA_PAGE.matcher(path).lookingAt();
+    }
     if (layout.generator() != Generator.SPHINX) {
       return path -> true;
     }
@@ -441,7 +447,12 @@ public final class MarkdownFolder {
         references.add(path, text);
       }
     }
+    // an AsciiDoc file that another includes is part of that page, not a page of its own
+    Set<String> parts = AdocIncludes.included(paths.stream().filter(MarkdownReader::isAsciiDoc).toList(), quietly(load));
     for (String path : paths) {
+      if (parts.contains(path)) {
+        continue;
+      }
       String text = load.apply(path);
       if (text == null) {
         throw new UncheckedIOException(new IOException("cannot read " + path));
@@ -453,7 +464,9 @@ public final class MarkdownFolder {
       if (layout.generator() == null || layout.generator() == Generator.DOCUSAURUS) {
         text = DocusaurusPartials.expand(text, path, quietly(load));
       }
-      if (MarkdownReader.isRestructuredText(path, layout)) {
+      if (MarkdownReader.isAsciiDoc(path)) {
+        text = AdocIncludes.expand(text, path, quietly(load));
+      } else if (MarkdownReader.isRestructuredText(path, layout)) {
         text = references.resolve(RstIncludes.expand(text, path, quietly(load)), path);
       } else if (layout.generator() == null || layout.generator() == Generator.MDBOOK) {
         text = MdBookIncludes.expand(text, path, quietly(load));
@@ -516,6 +529,10 @@ public final class MarkdownFolder {
     }
     if (Files.isRegularFile(root.resolve("_toc.yml")) && Files.isRegularFile(root.resolve("_config.yml"))) {
       return new Layout(Generator.JUPYTER_BOOK, List.of(""), "", null, ".html");
+    }
+    if (Files.isRegularFile(root.resolve("antora.yml")) && Files.isDirectory(root.resolve("modules"))) {
+      // an Antora component: its modules' pages/ folders, the ROOT module's pages at the component's root
+      return new Layout(Generator.ANTORA, List.of("modules/"), "modules/ROOT/pages/", null, ".html");
     }
     if (Files.isRegularFile(root.resolve("conf.py")) && says(root.resolve("conf.py"), SPHINX_CONF)) {
       // Read the Docs' settings sit at the repository's root, one or two folders above the project's
@@ -613,7 +630,7 @@ public final class MarkdownFolder {
     }
     String name = relative.substring(relative.lastIndexOf('/') + 1);
     // the root README describes the repository, not a page of the book
-    return !name.startsWith("_") && !relative.equalsIgnoreCase("README.md") && !relative.equalsIgnoreCase("README.rst");
+    return !name.startsWith("_") && !ROOT_README.matcher(relative).matches();
   }
 
   /** {@code load} with a file it cannot read as text (not UTF-8) as missing: an included listing, not a page. */

@@ -60,13 +60,14 @@ public final class MarkdownReader {
 
   /**
    * Markdown and MDX, Quarto's and R Markdown's pages (Markdown with executable code cells),
-   * Jupyter notebooks ({@link Notebook}) and reStructuredText ({@link RstReader}).
+   * Jupyter notebooks ({@link Notebook}), reStructuredText ({@link RstReader}) and AsciiDoc ({@link AdocReader}).
    */
-  private static final Pattern EXTENSION = Pattern.compile("(?i)\\.(mdx?|markdown|qmd|rmd|ipynb|rst)$");
+  private static final Pattern EXTENSION = Pattern.compile("(?i)\\.(mdx?|markdown|qmd|rmd|ipynb|rst|adoc|asciidoc)$");
+  private static final Pattern ASCIIDOC = Pattern.compile("(?i)\\.(adoc|asciidoc)$");
   private static final Pattern NOTEBOOK = Pattern.compile("(?i)\\.ipynb$");
   private static final Pattern RESTRUCTURED_TEXT = Pattern.compile("(?i)\\.rst$");
   /** What a page's name ends with, taken off for its id: the page suffixes, and .txt (a Sphinx source_suffix). */
-  private static final Pattern PAGE_SUFFIX = Pattern.compile("(?i)\\.(mdx?|markdown|qmd|rmd|ipynb|rst|txt)$");
+  private static final Pattern PAGE_SUFFIX = Pattern.compile("(?i)\\.(mdx?|markdown|qmd|rmd|ipynb|rst|adoc|asciidoc|txt)$");
   /**
    * A code fence's line: its marks, then what follows them. MyST (Jupyter Book, Sphinx) also
    * fences a directive with colons, {@code :::{note}}, and closes it with a bare {@code :::}; a
@@ -215,6 +216,7 @@ public final class MarkdownReader {
     String documentId = withoutExtension(relativePath);
     String source = NOTEBOOK.matcher(relativePath).find() ? Notebook.markdown(markdown)
         : isRestructuredText(relativePath, layout) ? RstReader.markdown(markdown)
+        : isAsciiDoc(relativePath) ? AdocReader.markdown(markdown)
         // a byte order mark (an editor on Windows) would hide the front matter and make its lines a heading
         : markdown.startsWith("\uFEFF") ? markdown.substring(1) : markdown;
     Node document = PARSER.parse(stripMdx(yamlFrontMatter(source)));
@@ -281,6 +283,11 @@ public final class MarkdownReader {
   /** A page's path without its extension: .md, .mdx, .markdown (MkDocs, Jekyll, Hugo), .qmd, .Rmd, .ipynb or .rst. */
   static String withoutExtension(String path) {
     return PAGE_SUFFIX.matcher(path).replaceFirst("");
+  }
+
+  /** Whether the page is AsciiDoc (.adoc, .asciidoc: Asciidoctor's and Antora's sources). */
+  static boolean isAsciiDoc(String path) {
+    return ASCIIDOC.matcher(path).find();
   }
 
   /** Whether the page is reStructuredText: a .rst file, or a .txt one in a Sphinx project (read only if it says so). */

@@ -47,6 +47,9 @@ final class SitePath {
       case JUPYTER_BOOK, QUARTO -> dir + name + layout.pageSuffix();
       // Sphinx: guide/setup.html, or with the dirhtml builder guide/setup/ and an index.rst as its folder
       case SPHINX -> layout.pageSuffix().equals("/") ? (index ? dir : dir + name + "/") : dir + name + ".html";
+      // Antora: modules/<module>/pages/guide/setup.adoc is <module>/guide/setup.html, the ROOT module's at the root
+      case ANTORA -> MarkdownReader.withoutExtension(relativePath).replaceFirst("^modules/ROOT/pages/", "")
+          .replaceFirst("^modules/([^/]+)/pages/", "$1/") + ".html";
       // MyST: a slug of the file's name, given for the whole project at once (numbered where two share one)
       case MYST -> layout.addresses() != null && layout.addresses().containsKey(relativePath)
           ? layout.addresses().get(relativePath) : MystProject.slugOf(name);

@@ -164,13 +164,13 @@ class MainTest {
     assertThat(missing.code()).isEqualTo(1);
     assertThat(missing.err().strip()).startsWith("error: ").contains("nope", "is missing").doesNotContain("\n");
 
-    // an Antora repository's AsciiDoc is no page this reader knows: the error says what to ingest instead
-    Path antora = work.resolve("antora-repo");
-    Files.createDirectories(antora);
-    Files.writeString(antora.resolve("index.adoc"), "= Welcome\n\nA page.\n");
-    Run adoc = run("ingest", antora.toString());
-    assertThat(adoc.code()).isEqualTo(1);
-    assertThat(adoc.err().strip()).startsWith("error: no pages with text found at").contains("ingest the built site")
+    // a Texinfo manual's sources are no pages this reader knows: the error says what to ingest instead
+    Path texinfo = work.resolve("texinfo-manual");
+    Files.createDirectories(texinfo);
+    Files.writeString(texinfo.resolve("manual.texi"), "@node Top\n@top Welcome\n\nA page.\n");
+    Run texi = run("ingest", texinfo.toString());
+    assertThat(texi.code()).isEqualTo(1);
+    assertThat(texi.err().strip()).startsWith("error: no pages with text found at").contains("ingest the built site")
         .doesNotContain("\n");
 
     Map<String, String> env = env();

@@ -1,0 +1,83 @@
+package dev.ragretrieval.ingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AdocReaderTest {
+
+  /** A section's words as one line: the built page splits list items and table cells into blocks, and numbers lists in CSS. */
+  private static String words(String text) {
+    return text.replaceAll("(?m)^\\s*(?:- |\\d+\\. )", "").replaceAll("\\s+", " ").strip();
+  }
+
+  private static void write(Path root, String path, String text) throws Exception {
+    Files.createDirectories(root.resolve(path).getParent());
+    Files.writeString(root.resolve(path), text);
+  }
+
+  @Test
+  @DisplayName("an AsciiDoc page reads as Asciidoctor.js 4.1 converts it (src/test/resources/adoc, html/asciidoctor):"
+      + " the same title, sections and words")
+  void readsAsAsciidoctorConvertsIt() throws Exception {
+    Path folder = Path.of(AdocReaderTest.class.getResource("/adoc").toURI());
+    Page source = MarkdownFolder.read(folder, null).get(0);
+    Page built;
+    try (InputStream in = AdocReaderTest.class.getResourceAsStream("/html/asciidoctor/sensors.html")) {
+      built = HtmlReader.read("https://book.example.org/sensors.html", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    }
+    assertThat(source.pageTitle()).isEqualTo("Sensors and Noise").isEqualTo(built.pageTitle());
+    assertThat(source.sections()).extracting(Page.Section::heading, Page.Section::parent)
+        .containsExactly(tuple(null, null), tuple("Inertial units", null), tuple("Calibration", null),
+            tuple("Comparing lidars", "Calibration"))
+        .isEqualTo(built.sections().stream().map(s -> tuple(s.heading(), s.parent())).toList());
+    for (int i = 0; i < source.sections().size(); i++) {
+      assertThat(words(source.sections().get(i).text())).isEqualTo(words(built.sections().get(i).text()));
+    }
+    assertThat(source.sections().get(1).text()).contains("reports at 200 Hz:", "Note\n\nCalibrate the IMU at rest.",
+        "Reading it in Python\n\nimu = Imu(rate=200)\nprint(imu.read())");
+  }
+
+  @Test
+  @DisplayName("a book assembled with include:: reads as one page: its chapters in place (leveloffset, a tagged"
+      + " region, a range of lines), the included files no pages of their own")
+  void includesMakeOnePage(@TempDir Path folder) throws Exception {
+    write(folder, "book.adoc", "= Robot Book\n\ninclude::chapters/arms.adoc[leveloffset=+1]\n\n[source,java]\n----\n"
+        + "include::code/Arm.java[tag=reach]\n----\n\ninclude::missing.adoc[]\n");
+    write(folder, "chapters/arms.adoc", "= Arms\n\nAn arm has joints.\n\ninclude::notes.adoc[lines=2..3]\n");
+    write(folder, "chapters/notes.adoc", "line one\nline two\nline three\nline four\n");
+    write(folder, "code/Arm.java", "class Arm {\n  // tag::reach[]\n  void reach() {}\n  // end::reach[]\n  void rest() {}\n}\n");
+    assertThat(MarkdownFolder.read(folder, null)).singleElement().satisfies(page -> {
+      assertThat(page.documentId()).isEqualTo("book");
+      assertThat(page.sections()).extracting(Page.Section::heading, Page.Section::text)
+          .containsExactly(tuple("Arms", "An arm has joints.\n\nline two line three\n\n  void reach() {}"));
+    });
+  }
+
+  @Test
+  @DisplayName("an Antora component (antora.yml): its modules' pages, the ROOT module's at the root and a named"
+      + " module's below its name, a partial$ include read in place; partials and nav files are no pages")
+  void antoraComponent(@TempDir Path folder) throws Exception {
+    write(folder, "docs/antora.yml", "name: robot\nversion: '1.0'\nnav:\n- modules/ROOT/nav.adoc\n");
+    write(folder, "docs/modules/ROOT/nav.adoc", "* xref:index.adoc[]\n* xref:admin:users.adoc[]\n");
+    write(folder, "docs/modules/ROOT/pages/index.adoc", "= Robot\n\nStart here.\n\ninclude::partial$safety.adoc[]\n");
+    write(folder, "docs/modules/ROOT/partials/safety.adoc", "WARNING: Stop the motors first.\n");
+    write(folder, "docs/modules/admin/pages/users.adoc", "= Users\n\nAdd users with xref:index.adoc[the start page].\n");
+    write(folder, "README.adoc", "= The repository\n");
+    MarkdownFolder.Folder site = MarkdownFolder.site(folder, "https://docs.example.org/robot/1.0/");
+    assertThat(site.leftOut()).isEmpty(); // the root README describes the repository
+    assertThat(site.readAs()).extracting(MarkdownFolder.Layout::generator).containsExactly(MarkdownFolder.Generator.ANTORA);
+    assertThat(site.pages()).extracting(Page::sourceUrl, Page::pageTitle).containsExactly(
+        tuple("https://docs.example.org/robot/1.0/index.html", "Robot"),
+        tuple("https://docs.example.org/robot/1.0/admin/users.html", "Users"));
+    assertThat(site.pages().get(0).sections().get(0).text()).isEqualTo("Start here.\n\nWarning\n\nStop the motors first.");
+    assertThat(site.pages().get(1).sections().get(0).text()).isEqualTo("Add users with the start page.");
+  }
+}
