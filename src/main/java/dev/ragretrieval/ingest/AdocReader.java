@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jsoup.Jsoup;
@@ -321,29 +323,24 @@ final class AdocReader {
 
   /** Inline markup as the page shows it, written so that Markdown reads the same words. */
   static String inline(String text, Map<String, String> attributes) {
-    String s = replace(ATTRIBUTE_REFERENCE, text, m -> attributes.getOrDefault(m.group(1), m.group()));
+    String s = replaced(ATTRIBUTE_REFERENCE, text, m -> attributes.getOrDefault(m.group(1), m.group()));
     s = INLINE_ANCHOR.matcher(s).replaceAll("");
-    s = replace(INDEX_TERM, s, m -> m.group(1) == null ? "" : m.group(1));
-    s = replace(LINK_MACRO, s, m -> m.group(2).isBlank() ? m.group(1).replaceAll("\\.adoc(#.*)?$", "") : m.group(2));
-    s = replace(BARE_URL_MACRO, s, m -> m.group(2).isBlank() ? m.group(1) : m.group(2).replaceAll("\\^$", ""));
-    s = replace(CROSS_REFERENCE, s, m -> m.group(2) != null && !m.group(2).isBlank() ? m.group(2)
+    s = replaced(INDEX_TERM, s, m -> m.group(1) == null ? "" : m.group(1));
+    s = replaced(LINK_MACRO, s, m -> m.group(2).isBlank() ? m.group(1).replaceAll("\\.adoc(#.*)?$", "") : m.group(2));
+    s = replaced(BARE_URL_MACRO, s, m -> m.group(2).isBlank() ? m.group(1) : m.group(2).replaceAll("\\^$", ""));
+    s = replaced(CROSS_REFERENCE, s, m -> m.group(2) != null && !m.group(2).isBlank() ? m.group(2)
         : m.group(1).replaceAll("\\.adoc(#.*)?$", "").replaceFirst("^_", "").replace('_', ' '));
-    s = replace(MENU_MACRO, s, m -> m.group(1) + (m.group(2).isBlank() ? "" : " > " + m.group(2).replace(">", " > ")));
-    s = replace(UI_MACRO, s, m -> m.group(1));
-    s = replace(PASS_PLUS, s, m -> "`" + (m.group(1) != null ? m.group(1) : m.group(2) != null ? m.group(2) : m.group(3))
+    s = replaced(MENU_MACRO, s, m -> m.group(1) + (m.group(2).isBlank() ? "" : " > " + m.group(2).replace(">", " > ")));
+    s = replaced(UI_MACRO, s, m -> m.group(1));
+    s = replaced(PASS_PLUS, s, m -> "`" + (m.group(1) != null ? m.group(1) : m.group(2) != null ? m.group(2) : m.group(3))
         .replace("`", "") + "`");
-    s = replace(HIGHLIGHT, s, m -> m.group(1));
+    s = replaced(HIGHLIGHT, s, m -> m.group(1));
     // AsciiDoc's *bold* and _italic_ read in Markdown as emphasis: the same words
     return s;
   }
 
-  private static String replace(Pattern pattern, String text, java.util.function.Function<Matcher, String> with) {
-    Matcher m = pattern.matcher(text);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      m.appendReplacement(out, Matcher.quoteReplacement(with.apply(m)));
-    }
-    m.appendTail(out);
-    return out.toString();
+  /** Each match of {@code pattern} in {@code text} replaced by what {@code with} makes of it, taken literally. */
+  private static String replaced(Pattern pattern, String text, Function<MatchResult, String> with) {
+    return pattern.matcher(text).replaceAll(m -> Matcher.quoteReplacement(with.apply(m)));
   }
 }

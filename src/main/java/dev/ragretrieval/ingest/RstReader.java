@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -449,20 +451,20 @@ final class RstReader {
   static String inline(String text) {
     // each converted span is held out of the later rules (a literal's "<" is no link target)
     List<String> held = new ArrayList<>();
-    java.util.function.Function<String, String> hold = span -> {
+    Function<String, String> hold = span -> {
       held.add(span);
       return "\u0000" + (held.size() - 1) + "\u0000";
     };
-    String s = replace(LITERAL, text, m -> hold.apply(code(m.group(1))));
+    String s = replaced(LITERAL, text, m -> hold.apply(code(m.group(1))));
     // roles: :func:`name`, :ref:`Title <label>`, :class:`~pkg.Name` (shown as "Name")
-    s = replace(ROLE, s, m -> hold.apply(code(shown(m.group(1) != null ? m.group(1) : m.group(2)))));
-    s = replace(REFERENCE, s, m -> m.group(3) != null ? m.group(3)
+    s = replaced(ROLE, s, m -> hold.apply(code(shown(m.group(1) != null ? m.group(1) : m.group(2)))));
+    s = replaced(REFERENCE, s, m -> m.group(3) != null ? m.group(3)
         : m.group(1).isEmpty() ? m.group(2) : m.group(1));
-    s = replace(DEFAULT_ROLE, s, m -> hold.apply(code(shown(m.group(1)))));
-    s = replace(SUBSTITUTION, s, m -> m.group(1));
+    s = replaced(DEFAULT_ROLE, s, m -> hold.apply(code(shown(m.group(1)))));
+    s = replaced(SUBSTITUTION, s, m -> m.group(1));
     s = FOOTNOTE_REFERENCE.matcher(s).replaceAll("");
-    s = replace(WORD_REFERENCE, s, m -> m.group(1));
-    return replace(HELD, s, m -> held.get(Integer.parseInt(m.group(1))));
+    s = replaced(WORD_REFERENCE, s, m -> m.group(1));
+    return replaced(HELD, s, m -> held.get(Integer.parseInt(m.group(1))));
   }
 
   /** Inline markup as plain words (a title quoted in a reference): what {@link #inline} shows, without code marks. */
@@ -493,15 +495,6 @@ final class RstReader {
     return fence + (text.startsWith("`") || text.endsWith("`") ? " " + text + " " : text) + fence;
   }
 
-  private static String replace(Pattern pattern, String text, java.util.function.Function<Matcher, String> with) {
-    Matcher m = pattern.matcher(text);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      m.appendReplacement(out, Matcher.quoteReplacement(with.apply(m)));
-    }
-    m.appendTail(out);
-    return out.toString();
-  }
 
   private static int indent(String line) {
     int i = 0;
@@ -550,5 +543,10 @@ final class RstReader {
     while (!lines.isEmpty() && lines.get(lines.size() - 1).isBlank()) {
       lines.remove(lines.size() - 1);
     }
+  }
+
+  /** Each match of {@code pattern} in {@code text} replaced by what {@code with} makes of it, taken literally. */
+  private static String replaced(Pattern pattern, String text, Function<MatchResult, String> with) {
+    return pattern.matcher(text).replaceAll(m -> Matcher.quoteReplacement(with.apply(m)));
   }
 }

@@ -13,11 +13,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 class AdocReaderTest {
 
-  /** A section's words as one line: the built page splits list items and table cells into blocks, and numbers lists in CSS. */
-  private static String words(String text) {
-    return text.replaceAll("(?m)^\\s*(?:- |\\d+\\. )", "").replaceAll("\\s+", " ").strip();
-  }
-
   private static void write(Path root, String path, String text) throws Exception {
     Files.createDirectories(root.resolve(path).getParent());
     Files.writeString(root.resolve(path), text);
@@ -39,7 +34,7 @@ class AdocReaderTest {
             tuple("Comparing lidars", "Calibration"))
         .isEqualTo(built.sections().stream().map(s -> tuple(s.heading(), s.parent())).toList());
     for (int i = 0; i < source.sections().size(); i++) {
-      assertThat(words(source.sections().get(i).text())).isEqualTo(words(built.sections().get(i).text()));
+      assertThat(RstReaderTest.words(source.sections().get(i).text())).isEqualTo(RstReaderTest.words(built.sections().get(i).text()));
     }
     assertThat(source.sections().get(1).text()).contains("reports at 200 Hz:", "Note\n\nCalibrate the IMU at rest.",
         "Reading it in Python\n\nimu = Imu(rate=200)\nprint(imu.read())");

@@ -22,9 +22,12 @@ class RstReaderTest {
     return String.join("\n\n", sections(rst).stream().map(Page.Section::text).toList());
   }
 
-  /** A section's words as one line: the built page splits list items and table cells into blocks, and numbers lists in CSS. */
-  private static String words(String text) {
-    return text.replaceAll("(?m)^(?:- |\\d+\\. )", "").replaceAll("\\s+", " ").strip();
+  /**
+   * A section's words as one line, to compare a source's reading with its built page's: the page
+   * splits list items and table cells into blocks of their own, and numbers lists in CSS.
+   */
+  static String words(String text) {
+    return text.replaceAll("(?m)^\\s*(?:- |\\d+\\. )", "").replaceAll("\\s+", " ").strip();
   }
 
   @Test
