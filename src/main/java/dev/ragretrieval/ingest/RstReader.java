@@ -13,10 +13,10 @@ import java.util.regex.Pattern;
 
 /**
  * reStructuredText pages (Sphinx's and docutils' sources) read as their built pages show them. A
- * page is turned into the Markdown {@link MarkdownReader} reads, with RST's directives as MyST's
- * (the same directives, written in fences): so titles and sections, boxes, code, and what a site
- * generates in place of a directive (a table of contents, an API reference from docstrings) follow
- * one set of rules for both sources. What the conversion covers: section titles (underlined, or
+ * page is turned into the Markdown {@link MarkdownReader} reads, each directive into what that
+ * reader makes of the same directive in MyST (a box as its title and text, code in a fence, nothing
+ * for a table of contents or an API reference the site pulls from docstrings): so titles, sections,
+ * boxes and code follow one set of rules for both sources. What the conversion covers: section titles (underlined, or
  * over- and underlined, their levels in order of first use), paragraphs, bullet and enumerated lists,
  * definition and field lists, literal blocks ({@code ::}), doctest blocks, block quotes, line blocks,
  * grid and simple tables (their cells words apart), directives (admonitions with their title, code
@@ -52,20 +52,22 @@ final class RstReader {
       "important", "note", "tip", "warning", "seealso", "todo");
   /** Directives whose body is code, with their language as the argument (or an option). */
   private static final Set<String> CODE = Set.of("code-block", "code", "sourcecode", "highlight", "testcode",
-      "doctest", "testoutput", "prompt", "math", "productionlist", "parsed-literal");
+      "doctest", "testoutput", "prompt", "math", "productionlist", "parsed-literal", "code-tab");
+  /** Directives whose argument the page shows as their title (a rubric, a tab's label); others' is not text. */
+  private static final Set<String> TITLED = Set.of("rubric", "topic", "sidebar", "tab", "group-tab", "dropdown", "card",
+      "tab-item", "grid-item-card", "centered", "list-table", "table");
   /** Directives that stand for what the site generates or leaves out: none of their lines is text. */
   private static final Set<String> GENERATED = Set.of("toctree", "contents", "include", "literalinclude", "image",
       "raw", "index", "meta", "sectnum", "header", "footer", "currentmodule", "module", "automodule", "autoclass",
       "autofunction", "automethod", "autoattribute", "autodata", "autoexception", "autosummary", "automodsumm",
-      "autoprogram", "click", "default-role", "highlightlang", "tabularcolumns", "only-latex",
-      "bibliography", "graphviz", "digraph", "inheritance-diagram", "plot", "jinja", "ifconfig",
-      "autodoc", "youtube", "video", "iframe", "sidebar-links");
+      "autoprogram", "click", "default-role", "highlightlang", "tabularcolumns", "bibliography", "graphviz",
+      "digraph", "inheritance-diagram", "plot", "ifconfig", "youtube", "video", "iframe");
   /** Sphinx's object descriptions: their argument is a signature the page shows above the description. */
   private static final Pattern DESCRIPTION = Pattern.compile(
       "(?:(?:py|c|cpp|js|rst|std|rb|php):)?(?:function|method|class|attribute|data|exception|decorator"
       + "|decoratormethod|classmethod|staticmethod|property|module|member|var|type|macro|struct|enum|enumerator"
       + "|union|concept|option|envvar|describe|object|confval|setting|directive|role|program|cmdoption|event"
-      + "|templatefilter|templatetag|django-admin|django-admin-option|fixture|signal|cvar|attr|method)");
+      + "|templatefilter|templatetag|django-admin|django-admin-option|fixture|signal|cvar)");
 
   private RstReader() {}
 
@@ -110,7 +112,7 @@ final class RstReader {
         i += heading;
         continue;
       }
-      if (line.startsWith("..") && EXPLICIT.matcher(line).matches() || DIRECTIVE.matcher(line).matches()) {
+      if (EXPLICIT.matcher(line).matches()) {
         i = explicit(lines, i, levels, out);
         continue;
       }
@@ -204,36 +206,38 @@ final class RstReader {
       out.add("");
       i = end;
       if (literal) {
-        i = literalBlock(lines, i, out, null);
+        i = literalBlock(lines, i, out);
       }
     }
   }
 
-  /** The lines a section title takes at {@code i} (an h1 to h4 is added), or 0 when none starts there. */
+  /** The lines a section title takes at {@code i} (its heading is added), or 0 when none starts there. */
   private static int heading(List<String> lines, int i, Map<String, Integer> levels, List<String> out) {
     int n = lines.size();
     String line = lines.get(i);
     Matcher over = ADORNMENT.matcher(line);
     if (over.matches() && i + 2 < n && !lines.get(i + 1).isBlank() && ADORNMENT.matcher(lines.get(i + 2)).matches()
         && lines.get(i + 2).strip().equals(line.strip())) {
-      return title(lines.get(i + 1).strip(), "over" + over.group(1), levels, out) ? 3 : 0;
+      title(lines.get(i + 1).strip(), "over" + over.group(1), levels, out);
+      return 3;
     }
     if (i + 1 < n && !ADORNMENT.matcher(line).matches()) {
       Matcher under = ADORNMENT.matcher(lines.get(i + 1));
       if (under.matches() && lines.get(i + 1).strip().length() >= Math.min(line.strip().length(), 3)
           && (i + 2 >= n || lines.get(i + 2).isBlank() || !ADORNMENT.matcher(lines.get(i + 2)).matches())) {
-        return title(line.strip(), under.group(1), levels, out) ? 2 : 0;
+        title(line.strip(), under.group(1), levels, out);
+        return 2;
       }
     }
     return 0;
   }
 
-  private static boolean title(String text, String style, Map<String, Integer> levels, List<String> out) {
+  /** A title's heading: its level is its adornment style's place in the order the page first used them. */
+  private static void title(String text, String style, Map<String, Integer> levels, List<String> out) {
     int level = levels.computeIfAbsent(style, s -> levels.size() + 1);
     out.add("");
     out.add("#".repeat(Math.min(level, 6)) + " " + inline(text));
     out.add("");
-    return true;
   }
 
   /** An explicit markup block at {@code i} (a directive, target, comment ...); returns the line after it. */
@@ -329,34 +333,18 @@ final class RstReader {
       out.add("");
       return end;
     }
-    if (base.equals("rubric") || base.equals("topic") || base.equals("sidebar") || base.equals("tab")
-        || base.equals("group-tab") || base.equals("code-tab") || base.equals("dropdown") || base.equals("card")
-        || base.equals("tab-item") || base.equals("figure") || base.equals("container") || base.equals("only")
-        || base.equals("centered") || base.equals("hlist") || base.equals("glossary") || base.equals("tabs")
-        || base.equals("list-table") || base.equals("csv-table") || base.equals("table") || base.equals("epigraph")
-        || base.equals("highlights") || base.equals("pull-quote") || base.equals("compound") || base.equals("deflist")
-        || base.equals("grid") || base.equals("grid-item") || base.equals("grid-item-card") || base.equals("tab-set")
-        || base.equals("class") || base.equals("line-block") || base.equals("parsed-literal")) {
-      out.add("");
-      // the argument is shown as the block's title (a rubric, a tab's label), but a figure's is its image
-      if (!argument.isEmpty() && !base.equals("figure") && !base.equals("only") && !base.equals("class")
-          && !base.equals("csv-table") && !base.equals("container") && !base.equals("code-tab")) {
-        out.add(inline(argument));
-        out.add("");
-      }
-      block(content, levels, out, false);
-      out.add("");
-      return end;
-    }
-    // any other directive: its text, if it has any, as the page would show it
+    // any other directive: its text, if it has any, below its argument where the page shows that as a title
     out.add("");
+    if (!argument.isEmpty() && TITLED.contains(base)) {
+      out.add(inline(argument));
+      out.add("");
+    }
     block(content, levels, out, false);
     out.add("");
     return end;
   }
-
   /** The indented literal block after a paragraph ending with "::", as a code fence. */
-  private static int literalBlock(List<String> lines, int i, List<String> out, String language) {
+  private static int literalBlock(List<String> lines, int i, List<String> out) {
     int n = lines.size();
     int start = i;
     while (start < n && lines.get(start).isBlank()) {
@@ -382,7 +370,7 @@ final class RstReader {
       return start;
     }
     trimBlank(code);
-    out.add("```" + (language == null ? "" : language));
+    out.add("```");
     out.addAll(code);
     out.add("```");
     out.add("");
