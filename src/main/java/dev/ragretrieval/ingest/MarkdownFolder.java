@@ -268,8 +268,8 @@ public final class MarkdownFolder {
         || layout.generator() == Generator.SPHINX;
     // Docusaurus publishes .md and .mdx only; MkDocs, Hugo and Jekyll read .markdown too, Quarto .qmd and .ipynb
     boolean markdownSuffix = layout.generator() != Generator.DOCUSAURUS;
-    // Sphinx reads reStructuredText, and Markdown and notebooks only with an extension for them
-    Predicate<String> sphinxPage = sphinxPages(root, layout);
+    // which files the generator makes pages of: Sphinx its source suffixes, Antora its modules' pages/ folders
+    Predicate<String> generatorPage = generatorPages(root, layout);
     boolean sphinxText = layout.generator() == Generator.SPHINX && says(root.resolve("conf.py"), SPHINX_TXT);
     paths = files(root).stream()
         .map(file -> relative(root, file))
@@ -278,7 +278,7 @@ public final class MarkdownFolder {
             // a Hugo section's _index.md is its page, not a partial
             || hugo && path.endsWith("_index.md") && isPage(path.replace("_index.md", "index.md"), true))
         .filter(path -> !underscoreFolders || !path.startsWith("_") && !path.contains("/_"))
-        .filter(sphinxPage)
+        .filter(generatorPage)
         .sorted()
         .toList();
     // a site's translations repeat its pages in other languages (as Docusaurus' i18n/)
@@ -307,7 +307,7 @@ public final class MarkdownFolder {
    * myst_parser, MyST-NB or nbsphinx among its extensions, none that its {@code exclude_patterns}
    * match; which an Antora component reads: its modules' pages. Every file in any other layout.
    */
-  private static Predicate<String> sphinxPages(Path root, Layout layout) {
+  private static Predicate<String> generatorPages(Path root, Layout layout) {
     if (layout.generator() == Generator.ANTORA) {
       // Antora publishes modules/<module>/pages/; partials, examples and nav files are parts of pages
       return path -> ANTORA_PAGE.matcher(path).lookingAt();
