@@ -44,4 +44,32 @@ final class FolderPath {
     }
     return String.join("/", parts) + (relative.endsWith("/") ? "/" : "");
   }
+
+  /**
+   * As {@link #below}, but a path that leaves the folder keeps its leading "../" parts
+   * ({@code ../CHANGES.rst} from a site in docs/): for the reader to allow when the folder given
+   * holds the site's folder and that file too. Null when empty or absolute.
+   */
+  static String reaching(String folder, String relative) {
+    if (relative.isEmpty() || relative.startsWith("/")) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    int ups = 0;
+    for (String part : (folder + relative).split("/")) {
+      if (part.isEmpty() || part.equals(".")) {
+        continue;
+      }
+      if (part.equals("..")) {
+        if (parts.isEmpty()) {
+          ups++;
+        } else {
+          parts.remove(parts.size() - 1);
+        }
+      } else {
+        parts.add(part);
+      }
+    }
+    return parts.isEmpty() ? null : "../".repeat(ups) + String.join("/", parts);
+  }
 }

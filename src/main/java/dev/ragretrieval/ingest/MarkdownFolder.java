@@ -163,7 +163,7 @@ public final class MarkdownFolder {
         return nested;
       }
     }
-    return siteAt(root, layout, baseUrl);
+    return siteAt(root, root, layout, baseUrl);
   }
 
   /**
@@ -193,7 +193,7 @@ public final class MarkdownFolder {
         // a site in website/ whose docs are ../docs (Docusaurus 1's layout, kept by many projects): read
         // from this folder, which holds both, with the site's folders given from here
         Layout here = new Layout(Generator.DOCUSAURUS, outward.folders(), outward.pagesRoot(), null, null, outward);
-        Folder folder = siteAt(root, here, baseUrl);
+        Folder folder = siteAt(root, root, here, baseUrl);
         if (!folder.pages().isEmpty() && !folder.readAs().isEmpty()) {
           pages.addAll(folder.pages());
           drafts.addAll(folder.drafts());
@@ -203,7 +203,7 @@ public final class MarkdownFolder {
         }
         continue;
       }
-      Folder folder = siteAt(root.resolve(site), layout, baseUrl);
+      Folder folder = siteAt(root.resolve(site), root, layout, baseUrl);
       // a settings file whose site publishes no page (a template, a test fixture) is no site
       if (folder.pages().isEmpty() || layout.folders() != null && folder.readAs().isEmpty()) {
         continue;
@@ -253,7 +253,8 @@ public final class MarkdownFolder {
     return root.relativize(path).toString().replace('\\', '/');
   }
 
-  private static Folder siteAt(Path root, Layout layout, String baseUrl) throws IOException {
+  /** The pages of the site at {@code root}; an include may read a file above it that is still below {@code given}. */
+  private static Folder siteAt(Path root, Path given, Layout layout, String baseUrl) throws IOException {
     if (layout.generator() == Generator.MYST) {
       return mystProject(root, layout, baseUrl);
     }
@@ -298,7 +299,7 @@ public final class MarkdownFolder {
         paths = published;
       }
     }
-    Folder folder = collect(paths, layout, loader(root), baseUrl);
+    Folder folder = collect(paths, layout, loader(root, given), baseUrl);
     return new Folder(folder.pages(), folder.drafts(), readAs, leftOut, translations);
   }
 
@@ -354,16 +355,20 @@ public final class MarkdownFolder {
     files.removeIf(path -> nested.stream().anyMatch(path::startsWith));
     Map<String, String> addresses = MystProject.pages(readText(root.resolve("myst.yml"), "myst.yml"), files);
     Layout site = layout.withAddresses(addresses);
-    Folder folder = collect(List.copyOf(addresses.keySet()), site, loader(root), baseUrl);
+    Folder folder = collect(List.copyOf(addresses.keySet()), site, loader(root, root), baseUrl);
     List<String> leftOut = files.stream().filter(path -> !addresses.containsKey(path)).sorted().toList();
     return new Folder(folder.pages(), folder.drafts(), List.of(site), leftOut, List.of());
   }
 
-  /** A file's text by its path below {@code root}; null when there is no such file. */
-  private static Function<String, String> loader(Path root) {
+  /**
+   * A file's text by its path from {@code root} ("../x" may reach above it, not above {@code bound},
+   * the folder given); null when there is no such file.
+   */
+  private static Function<String, String> loader(Path root, Path bound) {
+    Path limit = bound.toAbsolutePath().normalize();
     return relative -> {
-      Path file = root.resolve(relative);
-      if (!Files.isRegularFile(file)) {
+      Path file = root.resolve(relative).toAbsolutePath().normalize();
+      if (!file.startsWith(limit) || !Files.isRegularFile(file)) {
         return null;
       }
       try {

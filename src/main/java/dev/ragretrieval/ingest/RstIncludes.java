@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * page shows that file's text (or code) in its place, so it is read there (a Sphinx project keeps
  * shared text in files it does not publish, often in a {@code _}-named folder, and a tutorial's code
  * in files of its own). The path is relative to the page, or to the project's folder when it starts
- * with '/'; {@code :start-after:}, {@code :end-before:} and {@code :lines:} cut the text,
+ * with '/' (a relative one may reach above the project's folder, {@code ../README.rst}, where the
+ * folder given holds it); {@code :start-after:}, {@code :end-before:} and {@code :lines:} cut the text,
  * {@code :literal:}, {@code :code:} and a literalinclude show it as code (in {@code :language:});
  * included files' own includes are read a few levels deep. A file
  * missing or outside the folder read gives nothing (docutils would stop with an error, Sphinx warns).
@@ -70,7 +71,7 @@ final class RstIncludes {
       String target = include.group(3);
       // <file> is docutils' own standard include; there is nothing to read for it here
       String file = target.startsWith("<") ? null : target.startsWith("/") ? FolderPath.below("", target.substring(1))
-          : FolderPath.below(FolderPath.folderOf(path), target);
+          : FolderPath.reaching(FolderPath.folderOf(path), target);
       String text = file == null ? null : load.apply(file);
       if (text == null) {
         continue;

@@ -431,6 +431,16 @@ class MarkdownFolderTest {
         .containsExactly("https://robot.example.org/drafts/old/", "https://robot.example.org/guide/notes/",
             "https://robot.example.org/guide/setup/", "https://robot.example.org/");
 
+    // docs/index.rst includes the repository's README from above the project: read when the folder given holds it
+    Files.writeString(root.resolve("README.rst"), "Robot\n=====\n\nA robot arm library.\n");
+    Files.writeString(root.resolve("docs/index.rst"), ".. include:: ../README.rst\n");
+    Page index = MarkdownFolder.read(root, null).stream().filter(page -> page.documentId().equals("docs/index"))
+        .findFirst().orElseThrow();
+    assertThat(index.pageTitle()).isEqualTo("Robot");
+    assertThat(index.sections().get(0).text()).isEqualTo("A robot arm library.");
+    assertThat(MarkdownFolder.read(root.resolve("docs"), null).stream().filter(page -> page.documentId().equals("index"))
+        .findFirst().orElseThrow().sections()).isEmpty();
+
     // Django's manual: source_suffix = '.txt' makes its .txt files reStructuredText pages (not requirements.txt)
     Files.writeString(root.resolve("docs/conf.py"), "project = 'Robot'\nsource_suffix = '.txt'\n"
         + "exclude_patterns = ['_build', 'requirements.txt', 'drafts/*']\n");
