@@ -6,7 +6,8 @@ import java.util.List;
 /**
  * Paths below the folder being read, as the generators' include links name them: relative to a
  * page's folder ({@code ../listings/main.rs}) or to a site's ({@code @/snippets/x.js},
- * {@code ../docs}). One rule for all of them: a path that leaves the folder read is none.
+ * {@code ../docs}). One rule for all of them: a path that leaves the folder read is none, unless
+ * the reader allows it ({@link #reaching}: an include of a file above a Sphinx project's folder).
  */
 final class FolderPath {
 
@@ -22,27 +23,8 @@ final class FolderPath {
    * keeping a closing '/'; null when it is empty, absolute, or leaves the folder read.
    */
   static String below(String folder, String relative) {
-    if (relative.isEmpty() || relative.startsWith("/")) {
-      return null;
-    }
-    List<String> parts = new ArrayList<>();
-    for (String part : (folder + relative).split("/")) {
-      if (part.isEmpty() || part.equals(".")) {
-        continue;
-      }
-      if (part.equals("..")) {
-        if (parts.isEmpty()) {
-          return null;
-        }
-        parts.remove(parts.size() - 1);
-      } else {
-        parts.add(part);
-      }
-    }
-    if (parts.isEmpty()) {
-      return null;
-    }
-    return String.join("/", parts) + (relative.endsWith("/") ? "/" : "");
+    String path = reaching(folder, relative);
+    return path == null || path.startsWith("../") ? null : path;
   }
 
   /**
@@ -70,6 +52,9 @@ final class FolderPath {
         parts.add(part);
       }
     }
-    return parts.isEmpty() ? null : "../".repeat(ups) + String.join("/", parts);
+    if (parts.isEmpty()) {
+      return null;
+    }
+    return "../".repeat(ups) + String.join("/", parts) + (relative.endsWith("/") ? "/" : "");
   }
 }
