@@ -71,9 +71,9 @@ final class MystProject {
     Map<String, Integer> taken = new HashMap<>();
     if (project.get("toc") instanceof List<?> toc && !toc.isEmpty()) {
       taken.put("index", 1); // a toc's first page is "index", whatever its name
-      Set<String> listed = new HashSet<>();
-      collectListed(toc, candidates, listed);
-      listed(toc, candidates, listed, ordered);
+      Set<String> explicit = new HashSet<>();
+      explicitFiles(toc, candidates, explicit);
+      inTocOrder(toc, candidates, explicit, ordered);
     } else {
       ordered.addAll(inFolderOrder(candidates));
       String index = index(ordered);
@@ -99,23 +99,24 @@ final class MystProject {
   }
 
   /** The files a toc names explicitly: a pattern matches only the others. */
-  private static void collectListed(List<?> entries, List<String> candidates, Set<String> listed) {
+  private static void explicitFiles(List<?> entries, List<String> candidates, Set<String> explicit) {
     for (Object entry : entries) {
       if (entry instanceof Map<?, ?> map) {
         if (map.get("file") instanceof String file) {
           String found = resolve(file, candidates);
           if (found != null) {
-            listed.add(found);
+            explicit.add(found);
           }
         }
         if (map.get("children") instanceof List<?> children) {
-          collectListed(children, candidates, listed);
+          explicitFiles(children, candidates, explicit);
         }
       }
     }
   }
 
-  private static void listed(List<?> entries, List<String> candidates, Set<String> explicit, List<String> ordered) {
+  /** The toc's files and its patterns' matches, depth first, as the site lists its pages. */
+  private static void inTocOrder(List<?> entries, List<String> candidates, Set<String> explicit, List<String> ordered) {
     for (Object entry : entries) {
       if (!(entry instanceof Map<?, ?> map)) {
         continue;
@@ -134,7 +135,7 @@ final class MystProject {
         ordered.addAll(matches);
       }
       if (map.get("children") instanceof List<?> children) {
-        listed(children, candidates, explicit, ordered);
+        inTocOrder(children, candidates, explicit, ordered);
       }
     }
   }
