@@ -306,15 +306,21 @@ public final class MarkdownFolder {
   /**
    * Which files a Sphinx project reads: its .rst pages, its .md and .ipynb ones only with
    * myst_parser, MyST-NB or nbsphinx among its extensions, none that its {@code exclude_patterns}
-   * match; which an Antora component reads: its modules' pages. Every file in any other layout.
+   * match; an Antora component: its modules' AsciiDoc pages; Hugo and a plain folder: every page
+   * file; the other generators: no AsciiDoc, and reStructuredText only in Jupyter Book 1.
    */
   private static Predicate<String> generatorPages(Path root, Layout layout) {
     if (layout.generator() == Generator.ANTORA) {
-      // Antora publishes modules/<module>/pages/; partials, examples and nav files are parts of pages
-      return path -> ANTORA_PAGE.matcher(path).lookingAt();
+      // Antora publishes modules/<module>/pages/*.adoc; partials, examples and nav files are parts of pages
+      return path -> ANTORA_PAGE.matcher(path).lookingAt() && MarkdownReader.isAsciiDoc(path);
+    }
+    if (layout.generator() == Generator.HUGO || layout.generator() == null) {
+      return path -> true; // Hugo renders AsciiDoc and reStructuredText pages too; a plain folder is read whole
     }
     if (layout.generator() != Generator.SPHINX) {
-      return path -> true;
+      // the other generators publish Markdown (Jupyter Book 1, through Sphinx, reStructuredText too)
+      boolean rst = layout.generator() == Generator.JUPYTER_BOOK;
+      return path -> !MarkdownReader.isAsciiDoc(path) && (rst || !path.toLowerCase(Locale.ROOT).endsWith(".rst"));
     }
     String conf = text(root.resolve("conf.py"));
     boolean markdown = SPHINX_MARKDOWN.matcher(conf).find();

@@ -460,10 +460,14 @@ class MarkdownFolderTest {
   @DisplayName(".markdown files are pages too (MkDocs, Hugo, Jekyll read them), with the extension dropped as .md's;"
       + " not in a Docusaurus site, which publishes .md and .mdx only")
   void markdownSuffix() throws Exception {
-    write("guide/setup.markdown", "guide/intro.md");
+    write("guide/setup.markdown", "guide/intro.md", "guide/notes.rst", "guide/old.adoc");
     Files.writeString(root.resolve("guide/setup.markdown"), "# Setup\n\nInstall it.\n");
+    Files.writeString(root.resolve("guide/notes.rst"), "Notes\n=====\n\nA note.\n");
+    Files.writeString(root.resolve("guide/old.adoc"), "= Old\n\nOld text.\n");
+    // a plain folder reads every page file; MkDocs publishes Markdown only, not the .rst and .adoc beside it
     assertThat(MarkdownFolder.site(root, null).pages()).extracting(Page::sourceUrl, Page::pageTitle)
-        .containsExactly(tuple("guide/intro", "intro.md"), tuple("guide/setup", "Setup"));
+        .containsExactly(tuple("guide/intro", "intro.md"), tuple("guide/notes", "Notes"), tuple("guide/old", "Old"),
+            tuple("guide/setup", "Setup"));
     Files.writeString(root.resolve("mkdocs.yml"), "site_name: Book\ndocs_dir: guide\n");
     assertThat(MarkdownFolder.site(root, "https://book.example.org/").pages()).extracting(Page::sourceUrl)
         .containsExactly("https://book.example.org/intro/", "https://book.example.org/setup/");
