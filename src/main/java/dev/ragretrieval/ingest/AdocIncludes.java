@@ -59,7 +59,7 @@ final class AdocIncludes {
       return adoc;
     }
     List<String> out = new ArrayList<>();
-    boolean code = false; // an include shown inside a listing is text of that listing
+    boolean code = false; // inside a listing an included file is code: its own includes and sections stay as written
     for (String line : adoc.split("\\R", -1)) {
       String stripped = line.strip();
       if (stripped.equals("----") || stripped.equals("....")) {

@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -270,8 +271,9 @@ public final class MarkdownFolder {
     // Docusaurus publishes .md and .mdx only; MkDocs, Hugo and Jekyll read .markdown too, Quarto .qmd and .ipynb
     boolean markdownSuffix = layout.generator() != Generator.DOCUSAURUS;
     // which files the generator makes pages of: Sphinx its source suffixes, Antora its modules' pages/ folders
-    Predicate<String> generatorPage = generatorPages(root, layout);
-    boolean sphinxText = layout.generator() == Generator.SPHINX && says(root.resolve("conf.py"), SPHINX_TXT);
+    String sphinxConf = layout.generator() == Generator.SPHINX ? text(root.resolve("conf.py")) : "";
+    Predicate<String> generatorPage = generatorPages(sphinxConf, layout);
+    boolean sphinxText = SPHINX_TXT.matcher(sphinxConf).find();
     paths = files(root).stream()
         .map(file -> relative(root, file))
         .filter(path -> isPage(path, markdownSuffix) || docsify && path.equals("README.md")
@@ -304,12 +306,12 @@ public final class MarkdownFolder {
   }
 
   /**
-   * Which files a Sphinx project reads: its .rst pages, its .md and .ipynb ones only with
+   * Which files a Sphinx project (its conf.py's text) reads: its .rst pages, its .md and .ipynb ones only with
    * myst_parser, MyST-NB or nbsphinx among its extensions, none that its {@code exclude_patterns}
    * match; an Antora component: its modules' AsciiDoc pages; Hugo and a plain folder: every page
    * file; the other generators: no AsciiDoc, and reStructuredText only in Jupyter Book 1.
    */
-  private static Predicate<String> generatorPages(Path root, Layout layout) {
+  private static Predicate<String> generatorPages(String sphinxConf, Layout layout) {
     if (layout.generator() == Generator.ANTORA) {
       // Antora publishes modules/<module>/pages/*.adoc; partials, examples and nav files are parts of pages
       return path -> ANTORA_PAGE.matcher(path).lookingAt() && MarkdownReader.isAsciiDoc(path);
@@ -322,10 +324,9 @@ public final class MarkdownFolder {
       boolean rst = layout.generator() == Generator.JUPYTER_BOOK;
       return path -> !MarkdownReader.isAsciiDoc(path) && (rst || !path.toLowerCase(Locale.ROOT).endsWith(".rst"));
     }
-    String conf = text(root.resolve("conf.py"));
-    boolean markdown = SPHINX_MARKDOWN.matcher(conf).find();
+    boolean markdown = SPHINX_MARKDOWN.matcher(sphinxConf).find();
     List<PathMatcher> excluded = new ArrayList<>();
-    Matcher patterns = SPHINX_EXCLUDE.matcher(conf);
+    Matcher patterns = SPHINX_EXCLUDE.matcher(sphinxConf);
     if (patterns.find()) {
       Matcher quoted = QUOTED.matcher(patterns.group(1));
       while (quoted.find()) {
@@ -446,7 +447,11 @@ public final class MarkdownFolder {
     return collect(paths, Layout.PLAIN, load, baseUrl).pages();
   }
 
-  private static Folder collect(List<String> paths, Layout layout, Function<String, String> load, String baseUrl) {
+  private static Folder collect(List<String> paths, Layout layout, Function<String, String> files, String baseUrl) {
+    // each file read once: the references' and the includes' passes below read pages the loop reads again
+    Map<String, Optional<String>> read = new HashMap<>();
+    Function<String, String> load =
+        path -> read.computeIfAbsent(path, p -> Optional.ofNullable(files.apply(p))).orElse(null);
     Map<String, String> labels = new HashMap<>();
     List<Page> pages = new ArrayList<>();
     List<String> drafts = new ArrayList<>();
@@ -513,17 +518,17 @@ public final class MarkdownFolder {
     }
     for (String name : new String[] {"mkdocs.yml", "mkdocs.yaml"}) {
       if (Files.isRegularFile(root.resolve(name))) {
-        String docs = setting(root.resolve(name), MKDOCS_DOCS_DIR, "docs");
         String settings = text(root.resolve(name));
+        String docs = setting(settings, MKDOCS_DOCS_DIR, "docs");
         String suffix = MKDOCS_FILE_URLS.matcher(settings).find() ? ".html" : "/";
+        SiteLanguages languages = SiteLanguages.mkdocs(settings, docs);
         // with mkdocs-static-i18n's folders, the default language's folder is the site's root
-        String pagesRoot = Objects.requireNonNullElse(SiteLanguages.defaultFolder(settings, docs), docs);
-        return new Layout(Generator.MKDOCS, List.of(docs), pagesRoot, null, suffix)
-            .withLanguages(SiteLanguages.mkdocs(settings, docs));
+        return new Layout(Generator.MKDOCS, List.of(docs), Objects.requireNonNullElse(languages.home(), docs), null,
+            suffix).withLanguages(languages);
       }
     }
     if (Files.isRegularFile(root.resolve("book.toml"))) {
-      String src = setting(root.resolve("book.toml"), MDBOOK_SRC, "src");
+      String src = setting(text(root.resolve("book.toml")), MDBOOK_SRC, "src");
       return new Layout(Generator.MDBOOK, List.of(src), src, src + "SUMMARY.md", ".html");
     }
     Path astro = config(root, "astro.config.");
@@ -555,12 +560,10 @@ public final class MarkdownFolder {
     Path hugo = hugoConfig(root);
     if (hugo != null) {
       String settings = text(hugo);
-      boolean toml = hugo.getFileName().toString().endsWith(".toml");
+      SiteLanguages languages = SiteLanguages.hugo(settings, hugo.getFileName().toString().endsWith(".toml"));
       // a language with its own contentDir: the default language's is the one read
-      String content = Objects.requireNonNullElse(SiteLanguages.hugoContentDir(settings, toml),
-          setting(hugo, HUGO_CONTENT_DIR, "content"));
-      return new Layout(Generator.HUGO, List.of(content), content, null, "/")
-          .withLanguages(SiteLanguages.hugo(settings, toml));
+      String content = Objects.requireNonNullElse(languages.home(), setting(settings, HUGO_CONTENT_DIR, "content"));
+      return new Layout(Generator.HUGO, List.of(content), content, null, "/").withLanguages(languages);
     }
     for (String folder : new String[] {"", "docs/"}) {
       Path config = config(root.resolve(folder + ".vitepress"), "config.");
@@ -615,9 +618,9 @@ public final class MarkdownFolder {
     }
   }
 
-  /** A folder named in a settings file, as "name/"; {@code otherwise} when it names none or cannot be read. */
-  private static String setting(Path file, Pattern pattern, String otherwise) {
-    Matcher matcher = pattern.matcher(text(file));
+  /** A folder named in a settings file's text, as "name/"; {@code otherwise} when it names none. */
+  private static String setting(String settings, Pattern pattern, String otherwise) {
+    Matcher matcher = pattern.matcher(settings);
     String folder = matcher.find() ? matcher.group(1) : otherwise;
     folder = folder.replace('\\', '/').replaceFirst("^\\./", "").replaceAll("/+$", "");
     return folder.isEmpty() || folder.equals(".") ? "" : folder + "/";

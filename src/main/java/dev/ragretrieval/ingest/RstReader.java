@@ -213,23 +213,34 @@ final class RstReader {
 
   /** The lines a section title takes at {@code i} (its heading is added), or 0 when none starts there. */
   private static int heading(List<String> lines, int i, Map<String, Integer> levels, List<String> out) {
+    Title title = titleAt(lines, i);
+    if (title == null) {
+      return 0;
+    }
+    title(title.text(), title.style(), levels, out);
+    return title.lines();
+  }
+
+  /** A section title: its text as written, its adornment style, and the lines it takes (2 or 3). */
+  record Title(String text, String style, int lines) {}
+
+  /** The section title starting at line {@code i}: underlined, or over- and underlined; null when none does. */
+  static Title titleAt(List<String> lines, int i) {
     int n = lines.size();
     String line = lines.get(i);
     Matcher over = ADORNMENT.matcher(line);
     if (over.matches() && i + 2 < n && !lines.get(i + 1).isBlank() && ADORNMENT.matcher(lines.get(i + 2)).matches()
         && lines.get(i + 2).strip().equals(line.strip())) {
-      title(lines.get(i + 1).strip(), "over" + over.group(1), levels, out);
-      return 3;
+      return new Title(lines.get(i + 1).strip(), "over" + over.group(1), 3);
     }
-    if (i + 1 < n && !ADORNMENT.matcher(line).matches()) {
+    if (i + 1 < n && !line.isBlank() && !over.matches()) {
       Matcher under = ADORNMENT.matcher(lines.get(i + 1));
       if (under.matches() && lines.get(i + 1).strip().length() >= Math.min(line.strip().length(), 3)
           && (i + 2 >= n || lines.get(i + 2).isBlank() || !ADORNMENT.matcher(lines.get(i + 2)).matches())) {
-        title(line.strip(), under.group(1), levels, out);
-        return 2;
+        return new Title(line.strip(), under.group(1), 2);
       }
     }
-    return 0;
+    return null;
   }
 
   /** A title's heading: its level is its adornment style's place in the order the page first used them. */

@@ -18,7 +18,6 @@ import java.util.regex.Pattern;
  */
 final class RstReferences {
 
-  private static final Pattern ADORNMENT = Pattern.compile("^([!-/:-@\\[-`{-~])\\1{2,}\\s*$");
   private static final Pattern LABEL = Pattern.compile("^\\.\\.[ \\t]+_([^:`]+):[ \\t]*$");
   private static final Pattern UNTITLED = Pattern.compile(":(ref|doc):`([^`<]+)`");
 
@@ -27,41 +26,26 @@ final class RstReferences {
 
   /** Adds a page's title and its labelled sections' titles ({@code path}: its path below the folder). */
   void add(String path, String rst) {
-    String[] lines = rst.split("\\R", -1);
+    List<String> lines = List.of(rst.split("\\R", -1));
     List<String> waiting = new ArrayList<>(); // labels waiting for the title below them
-    for (int i = 0; i < lines.length; i++) {
-      String line = lines[i];
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i);
       Matcher label = LABEL.matcher(line);
       if (label.matches()) {
         waiting.add(label.group(1).strip().toLowerCase(Locale.ROOT));
         continue;
       }
-      String title = titleAt(lines, i);
+      RstReader.Title title = line.startsWith(" ") ? null : RstReader.titleAt(lines, i);
       if (title != null) {
-        pages.putIfAbsent(MarkdownReader.withoutExtension(path), title);
-        for (String name : waiting) {
-          labels.putIfAbsent(name, title);
-        }
+        String text = RstReader.plain(title.text());
+        pages.putIfAbsent(MarkdownReader.withoutExtension(path), text);
+        waiting.forEach(name -> labels.putIfAbsent(name, text));
         waiting.clear();
-        continue;
-      }
-      if (!line.isBlank() && !ADORNMENT.matcher(line).matches()) {
+        i += title.lines() - 1;
+      } else if (!line.isBlank()) {
         waiting.clear(); // a label above a paragraph or a directive names no section
       }
     }
-  }
-
-  /** The title that starts at line {@code i} (underlined, or over- and underlined), or null. */
-  private static String titleAt(String[] lines, int i) {
-    String line = lines[i];
-    if (line.isBlank() || line.startsWith(" ") || ADORNMENT.matcher(line).matches() || i + 1 >= lines.length) {
-      return null;
-    }
-    Matcher under = ADORNMENT.matcher(lines[i + 1]);
-    if (under.matches() && lines[i + 1].strip().length() >= Math.min(line.strip().length(), 3)) {
-      return RstReader.plain(line.strip());
-    }
-    return null;
   }
 
   /** {@code rst} (the page at {@code path}) with its untitled references given the titles they show. */

@@ -25,10 +25,12 @@ import org.yaml.snakeyaml.error.YAMLException;
  * @param folders the translations' folders, below the folder read ("docs/fr/")
  * @param codes the other languages' codes, as they end a translation's file name
  * @param marked the default language's code, when a page's name may end with it; else null
+ * @param home the default language's own folder, which the site serves at its root ("docs/en/",
+ *     Hugo's "content/en/"); null when its pages are not in a folder of their own
  */
-record SiteLanguages(List<String> folders, List<String> codes, String marked) {
+record SiteLanguages(List<String> folders, List<String> codes, String marked, String home) {
 
-  static final SiteLanguages NONE = new SiteLanguages(List.of(), List.of(), null);
+  static final SiteLanguages NONE = new SiteLanguages(List.of(), List.of(), null, null);
 
   /** A locale in a Starlight or VitePress {@code locales} object: {@code 'zh-cn': { label: '...', lang: 'zh-CN' }}. */
   private static final Pattern LOCALE = Pattern.compile(
@@ -98,7 +100,7 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked) {
         folders.add(pagesRoot + name + "/");
       }
     }
-    return new SiteLanguages(folders, List.of(), null);
+    return new SiteLanguages(folders, List.of(), null, null);
   }
 
   /**
@@ -106,7 +108,7 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked) {
    * ({@code - locale: fr}, the one with {@code default: true} first otherwise), or the older
    * {@code default_language} and {@code languages} map. By default translations are named
    * {@code setup.fr.md}; with {@code docs_structure: folder} each language has its folder below
-   * {@code docs}, the default one's served at the site's root ({@link #defaultFolder}).
+   * {@code docs}, the default one's ({@link #home}) served at the site's root.
    */
   static SiteLanguages mkdocs(String mkdocsYml, String docs) {
     I18nPlugin plugin = I18nPlugin.of(mkdocsYml);
@@ -114,14 +116,10 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked) {
       return NONE;
     }
     List<String> others = plugin.locales().stream().filter(code -> !code.equals(plugin.main())).distinct().toList();
-    return plugin.folders() ? new SiteLanguages(others.stream().map(code -> docs + code + "/").toList(), List.of(), null)
-        : new SiteLanguages(List.of(), others, plugin.main());
-  }
-
-  /** With mkdocs-static-i18n's folders, the default language's folder ("docs/en/"), served at the site's root; else null. */
-  static String defaultFolder(String mkdocsYml, String docs) {
-    I18nPlugin plugin = I18nPlugin.of(mkdocsYml);
-    return plugin == null || !plugin.folders() ? null : docs + plugin.main() + "/";
+    return plugin.folders()
+        ? new SiteLanguages(others.stream().map(code -> docs + code + "/").toList(), List.of(), null,
+            docs + plugin.main() + "/")
+        : new SiteLanguages(List.of(), others, plugin.main(), null);
   }
 
   /** mkdocs-static-i18n's settings: its languages' codes, the default one's, and whether each has a folder. */
@@ -207,8 +205,8 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked) {
   /**
    * A Hugo site's, from its settings ({@code hugo.toml}, .yaml or .json): its {@code languages} but
    * {@code defaultContentLanguage} ("en" unless set). A language with its own {@code contentDir}
-   * keeps its pages there ({@link #hugoContentDir} gives the default one's); otherwise translations
-   * are named {@code setup.fr.md}, and a page may be named {@code setup.en.md}.
+   * keeps its pages there (the default one's is {@link #home}); otherwise translations are named
+   * {@code setup.fr.md}, and a page may be named {@code setup.en.md}.
    *
    * @param toml whether the settings are TOML (else YAML or JSON)
    */
@@ -228,13 +226,8 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked) {
         codes.add(code.toLowerCase(Locale.ROOT));
       }
     });
-    return new SiteLanguages(folders, codes, main);
-  }
-
-  /** The default language's own {@code contentDir} ("content/en/"), or null when it has none. */
-  static String hugoContentDir(String config, boolean toml) {
-    String contentDir = hugoLanguages(config, toml).get(hugoDefault(config));
-    return contentDir == null ? null : folder(contentDir);
+    String home = languages.get(main);
+    return new SiteLanguages(folders, codes, main, home == null ? null : folder(home));
   }
 
   private static String hugoDefault(String config) {
