@@ -4,6 +4,7 @@ import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.embedding.EmbedResponse;
 import dev.ragretrieval.error.ErrorCode;
 import dev.ragretrieval.error.ServiceException;
+import dev.ragretrieval.ingest.BuiltSite;
 import dev.ragretrieval.ingest.Ingestor;
 import dev.ragretrieval.ingest.MarkdownFolder;
 import dev.ragretrieval.ingest.MarkdownReader;
@@ -31,7 +32,8 @@ import picocli.CommandLine.Spec;
 
 /** Loads a Markdown folder, a sitemap's pages or one web page into a collection. */
 @Command(name = "ingest", mixinStandardHelpOptions = true,
-    description = "Chunk, embed and store a Markdown/MDX folder, a sitemap.xml's pages, one page URL, or (--crawl)"
+    description = "Chunk, embed and store a Markdown/MDX folder, a built site's folder (HTML), a sitemap.xml's pages,"
+        + " one page URL, or (--crawl)"
         + " the pages that links lead to from it."
         + " Re-ingesting embeds only new or changed chunks (each stores a content hash), leaves unchanged"
         + " ones untouched, removes stale chunks and, for a folder, sitemap or crawl, the pages no longer in it"
@@ -41,7 +43,7 @@ import picocli.CommandLine.Spec;
 public final class IngestCommand implements Callable<Integer> {
 
   @Parameters(index = "0", paramLabel = "<dir|sitemap-url|page-url>",
-      description = "a docs folder, https://site/sitemap.xml, or a page URL")
+      description = "a docs folder (or a built site's), https://site/sitemap.xml, or a page URL")
   String source;
 
   @Option(names = "--collection", paramLabel = "C", description = "target collection (default: QDRANT_COLLECTION)")
@@ -77,7 +79,8 @@ public final class IngestCommand implements Callable<Integer> {
   @Option(names = "--base-url", paramLabel = "URL",
       description = "for folders: the folder's published address (the site's, for a folder holding docs/); source_url"
           + " is then each page's address there, by Docusaurus' rules (number prefixes dropped, slug, id, index pages),"
-          + " or those of MkDocs, mdBook, Starlight or VitePress in their repositories; default: the path in the folder")
+          + " or those of MkDocs, mdBook, Starlight or VitePress in their repositories; in a built site's folder, each"
+          + " page file's path under URL; default: the path in the folder (a built site's sitemap addresses)")
   String baseUrl;
 
   /** A large site under a tight embed budget takes long; a run stuck for a day is broken. */
@@ -105,7 +108,7 @@ public final class IngestCommand implements Callable<Integer> {
   public Integer call() {
     Source from = classify();
     try (Services services = Services.start(cli, false, false, IngestCommand::paced);
-        SiteCrawler crawler = from.web() ? new SiteCrawler(services.vertx) : null) {
+        SiteCrawler crawler = new SiteCrawler(services.vertx)) {
       String target = collection != null ? collection : services.config.qdrant().collection();
       // the sitemap and the first pages (bounded: SiteCrawler.Stream.BUFFERED) are fetched while the
       // store and the embedder are checked; a failed check still wins, whatever the fetches did
@@ -124,38 +127,58 @@ public final class IngestCommand implements Callable<Integer> {
           .fromSource(from.id(), from.mirrored() && !keepMissing, Set.of())
           .withPace(services.config.ingest().embedConcurrency(), services.config.ingest().embedRatePerMinute())
           .withEmbedder(check.model(), check.dimension() > 0 ? check.dimension() : check.vectors().get(0).length);
+      SiteCrawler.Stream stream = null;
+      List<Page> pages = List.of();
+      if (from.web()) {
+        stream = Services.await(fetching, crawl ? RUN_LIMIT : Services.STARTUP);
+      } else {
+        pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false),
+            Services.STARTUP);
+        // no sources: a site's build (its pages as HTML) is read as the served site would be
+        BuiltSite built = !pages.isEmpty() || !Files.isDirectory(Path.of(source)) ? null
+            : Services.await(services.vertx.executeBlocking(() -> BuiltSite.read(Path.of(source), baseUrl), false),
+                Services.STARTUP);
+        if (built == null && pages.isEmpty()) {
+          throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
+              + ": a folder is read for Markdown (.md, .mdx, .markdown, .qmd, .Rmd), reStructuredText (.rst),"
+              + " AsciiDoc (.adoc), notebooks (.ipynb) and, without those, a built site's HTML pages;"
+              + " for other sources, ingest the built site (its folder, its sitemap.xml, or a page with --crawl)");
+        }
+        if (built != null) {
+          cli.err().println("note: a built site (HTML, no sources): reading " + built.listing()
+              + (built.listing() == BuiltSite.Listing.SITEMAP && baseUrl == null ? ", at the addresses it gives" : "")
+              + (built.listing() == BuiltSite.Listing.FILES && baseUrl == null
+                  ? ", each at its path in the folder (--base-url gives them the site's address)" : ""));
+          if (!built.unmatched().isEmpty()) {
+            cli.err().println("note: " + Ingestor.plural(built.unmatched().size(), "page") + " the sitemap lists"
+                + " no file of the folder serves: " + Ingestor.firstFive(built.unmatched()));
+          }
+          stream = crawler.builtSite(built);
+        }
+      }
       List<SiteCrawler.Failure> fetchFailures;
       Ingestor.Summary summary;
-      if (from.web()) {
+      if (stream != null) {
         // pages are chunked and embedded while the rest are still being fetched (a crawl has fetched
         // them all to find their links, which takes as long as the site is large)
-        SiteCrawler.Stream pages = Services.await(fetching, crawl ? RUN_LIMIT : Services.STARTUP);
-        if (!pages.disallowed().isEmpty()) {
-          cli.err().println("note: the site's robots.txt disallows " + Ingestor.plural(pages.disallowed().size(), "linked page")
-              + ", not fetched (--ignore-robots fetches them): " + Ingestor.firstFive(pages.disallowed()));
+        if (!stream.disallowed().isEmpty()) {
+          cli.err().println("note: the site's robots.txt disallows " + Ingestor.plural(stream.disallowed().size(), "linked page")
+              + ", not fetched (--ignore-robots fetches them): " + Ingestor.firstFive(stream.disallowed()));
         }
-        if (pages.capped()) {
+        if (stream.capped()) {
           options = options.fromSource(from.id(), false, Set.of());
           cli.err().println("note: the crawl stopped at " + Ingestor.plural(maxPages, "page") + " (--max-pages)"
               + " with links left to follow, so no page an earlier run stored is removed");
         }
-        cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
-        summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
-        if (!pages.duplicates().isEmpty()) {
-          cli.err().println("note: " + Ingestor.plural(pages.duplicates().size(), "page") + " left out as another version"
-              + " or translation of a page also read (the page names it): " + Ingestor.firstFive(pages.duplicates()));
+        cli.err().println("ingesting " + Ingestor.plural(stream.size(), "page") + " into '" + target + "'");
+        summary = Services.await(ingestor.ingest(stream, options), RUN_LIMIT);
+        if (!stream.duplicates().isEmpty()) {
+          cli.err().println("note: " + Ingestor.plural(stream.duplicates().size(), "page") + " left out as another version"
+              + " or translation of a page also read (the page names it): " + Ingestor.firstFive(stream.duplicates()));
         }
-        fetchFailures = pages.failed();
+        fetchFailures = stream.failed();
         fetchFailures.forEach(f -> cli.err().println("failed: " + f.url() + ": " + f.reason()));
       } else {
-        List<Page> pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false),
-            Services.STARTUP);
-        if (pages.isEmpty()) {
-          throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
-              + ": a folder is read for Markdown (.md, .mdx, .markdown, .qmd, .Rmd), reStructuredText (.rst),"
-              + " AsciiDoc (.adoc) and notebooks (.ipynb); for HTML or other sources,"
-              + " ingest the built site (its sitemap.xml, or a page with --crawl)");
-        }
         cli.err().println("ingesting " + Ingestor.plural(pages.size(), "page") + " into '" + target + "'");
         summary = Services.await(ingestor.ingest(pages, options), RUN_LIMIT);
         fetchFailures = List.of();
@@ -164,7 +187,7 @@ public final class IngestCommand implements Callable<Integer> {
         throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
             + (fetchFailures.isEmpty() ? "" : " (" + Ingestor.plural(fetchFailures.size(), "page") + " could not be fetched)")
             // pages fetched, and none with words in its HTML: a site that writes its pages in the browser
-            + (from.web() && fetchFailures.isEmpty() ? "; the fetched HTML holds no text, as on a site that renders"
+            + (stream != null && fetchFailures.isEmpty() ? "; the fetched HTML holds no text, as on a site that renders"
                 + " its pages in the browser (Docsify, a single-page app): ingest its Markdown folder instead" : ""));
       }
       return report(summary, fetchFailures);

@@ -392,7 +392,7 @@ public final class MarkdownFolder {
    * of them a page); linked folders are, as the generators follow them, but not a link back to a
    * folder above (walked already).
    */
-  private static List<Path> files(Path root) throws IOException {
+  static List<Path> files(Path root) throws IOException {
     List<Path> files = new ArrayList<>();
     Files.walkFileTree(root, EnumSet.of(FileVisitOption.FOLLOW_LINKS), Integer.MAX_VALUE, new SimpleFileVisitor<>() {
       @Override

@@ -11,7 +11,11 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -118,6 +122,28 @@ public final class SiteCrawler implements AutoCloseable {
       stream.start();
       return stream;
     });
+  }
+
+  /**
+   * A built site's pages, read from their files (on workers) as {@link #stream} fetches a sitemap's:
+   * a version or translation of another of its pages is left out the same way. A file that cannot
+   * be read fails for good (running again reads the same file).
+   */
+  public Stream builtSite(BuiltSite site) {
+    Map<String, BuiltSite.PageFile> byUrl = new LinkedHashMap<>();
+    site.pages().forEach(page -> byUrl.putIfAbsent(page.url(), page));
+    Stream stream = new Stream(List.copyOf(byUrl.keySet()), Map.of(), false, List.of(), List.of(),
+        url -> vertx.executeBlocking(() -> {
+          Path file = byUrl.get(url).file();
+          try {
+            return new String(Files.readAllBytes(file), StandardCharsets.UTF_8);
+          } catch (IOException e) {
+            throw ServiceException.permanent(ErrorCode.INVALID_REQUEST, "cannot read " + file + ": " + e.getMessage());
+          }
+        }, false),
+        url -> byUrl.get(url).address());
+    stream.start();
+    return stream;
   }
 
   /**
@@ -342,9 +368,21 @@ public final class SiteCrawler implements AutoCloseable {
     private int lanesRunning;
     private Promise<Void> pageArrived;
     private final List<Runnable> pausedLanes = new ArrayList<>();
+    /** A page's HTML by its URL: fetched, or read from a built site's file. */
+    private final java.util.function.Function<String, Future<String>> source;
+    /** What a page read at a URL is stored as (the URL itself, but for a built site's page without an address). */
+    private final java.util.function.UnaryOperator<String> address;
 
     private Stream(List<String> urls, Map<String, String> fetched, boolean capped, List<Failure> failed,
         List<String> disallowed) {
+      this(urls, fetched, capped, failed, disallowed, SiteCrawler.this::fetchPage, HtmlReader::canonical);
+    }
+
+    private Stream(List<String> urls, Map<String, String> fetched, boolean capped, List<Failure> failed,
+        List<String> disallowed, java.util.function.Function<String, Future<String>> source,
+        java.util.function.UnaryOperator<String> address) {
+      this.source = source;
+      this.address = address;
       this.urls = urls;
       this.fetched = fetched;
       this.capped = capped;
@@ -431,18 +469,18 @@ public final class SiteCrawler implements AutoCloseable {
       String url = urls.get(i);
       String crawled = fetched.isEmpty() ? null : fetched.remove(url);
       // the page is read (parsed) by the ingest, and only when its fingerprint says it changed
-      (crawled != null ? Future.succeededFuture(crawled) : fetchPage(url))
+      (crawled != null ? Future.succeededFuture(crawled) : source.apply(url))
           .compose(html -> vertx.executeBlocking(() -> {
             String original = HtmlReader.originalOf(url, html);
-            return original != null && inRun.contains(original) ? null : SourcePage.html(url, html);
+            return original != null && inRun.contains(original) ? null : SourcePage.html(url, html, address.apply(url));
           }, false))
           .onComplete(done -> {
             boolean pause = false;
             if (done.failed()) {
               ServiceException error = ServiceException.from(done.cause());
-              failures.add(new Failure(url, error.getMessage(), error.retryable()));
+              failures.add(new Failure(address.apply(url), error.getMessage(), error.retryable()));
             } else if (done.result() == null) {
-              duplicates.add(url);
+              duplicates.add(address.apply(url));
             } else {
               synchronized (this) {
                 ready.addLast(done.result());
@@ -478,7 +516,7 @@ public final class SiteCrawler implements AutoCloseable {
     }
   }
 
-  private record Locations(List<String> pages, List<String> sitemaps) {}
+  record Locations(List<String> pages, List<String> sitemaps) {}
 
   private Future<List<String>> sitemapUrls(String url, int depth) {
     return fetch(url).compose(xml -> vertx.executeBlocking(() -> locations(url, xml), false)).compose(found -> {
@@ -495,7 +533,7 @@ public final class SiteCrawler implements AutoCloseable {
   }
 
   /** A urlset lists pages; a sitemapindex lists further sitemaps. */
-  private static Locations locations(String url, String xml) {
+  static Locations locations(String url, String xml) {
     var doc = Jsoup.parse(xml, url, Parser.xmlParser());
     List<String> pages = new ArrayList<>();
     List<String> sitemaps = new ArrayList<>();

@@ -13,8 +13,23 @@ public record SourcePage(String sourceUrl, String fingerprint, Callable<Page> re
 
   /** A fetched HTML page: fingerprinted by its bytes and the reader's version, read when asked. */
   public static SourcePage html(String url, String html) {
-    return new SourcePage(HtmlReader.canonical(url), ChunkHash.sha256("html/" + HtmlReader.VERSION + "\n" + html),
-        () -> HtmlReader.read(url, html));
+    return html(url, html, HtmlReader.canonical(url));
+  }
+
+  /**
+   * As {@link #html(String, String)}, stored at {@code address}: a built site's page without a
+   * published address is read at a stand-in URL and stored at its path in the folder.
+   */
+  public static SourcePage html(String url, String html, String address) {
+    String fingerprint = ChunkHash.sha256("html/" + HtmlReader.VERSION + "\n" + html);
+    if (address.equals(HtmlReader.canonical(url))) {
+      return new SourcePage(address, fingerprint, () -> HtmlReader.read(url, html));
+    }
+    return new SourcePage(address, fingerprint, () -> {
+      Page page = HtmlReader.read(url, html);
+      return new Page(address, BuiltSite.documentId(address), page.pageTitle(), page.chapter(), page.chapterLabel(),
+          page.sourceType(), page.sections());
+    });
   }
 
   /** A page already read (a Markdown file): fingerprinted by everything its chunks are made of. */

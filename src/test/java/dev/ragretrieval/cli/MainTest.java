@@ -383,6 +383,36 @@ class MainTest {
   }
 
   @Test
+  @DisplayName("ingest a built site's folder (HTML, no sources): its pages at their paths in the folder, unchanged on a"
+      + " second run, a page gone from the build removed")
+  void builtSite() throws Exception {
+    Path build = Files.createDirectories(work.resolve("build/guide"));
+    Files.writeString(build.resolve("tomatoes.html"), crawlPage("Tomatoes", "<p>Water tomatoes deeply twice a week.</p>"));
+    Files.writeString(build.resolve("basil.html"), crawlPage("Basil", "<p>Basil wants six hours of sun.</p>"));
+    Files.writeString(build.resolveSibling("index.html"), crawlPage("Garden", "<p>Notes on a small kitchen garden.</p>"));
+    Files.writeString(build.resolveSibling("404.html"), crawlPage("Page Not Found", "<p>We could not find it.</p>"));
+    String folder = build.getParent().toString();
+    Run first = run("ingest", folder, "--collection", "built");
+    assertThat(first.code()).as(first.err()).isZero();
+    assertThat(first.err()).contains("note: a built site (HTML, no sources): reading every HTML page file, each at its"
+        + " path in the folder (--base-url gives them the site's address)", "ingesting 3 pages into 'built'");
+    assertThat(first.out()).contains("built: 3 pages (3 new");
+    Map<String, String> env = env();
+    env.put("QDRANT_COLLECTIONS", "built");
+    Run query = run(env, "query", "how often to water tomatoes", "--collection", "built", "--json");
+    JsonObject best = new JsonObject(query.out()).getJsonArray("results").getJsonObject(0);
+    assertThat(best.getString("source_url")).isEqualTo("guide/tomatoes.html");
+    assertThat(best.getString("page_title")).isEqualTo("Tomatoes");
+
+    Run again = run("ingest", folder, "--collection", "built");
+    assertThat(again.out()).contains("3 pages (0 new, 0 changed, 3 unchanged, 0 removed)");
+    Files.delete(build.resolve("basil.html"));
+    Run removed = run("ingest", folder, "--collection", "built");
+    assertThat(removed.code()).as(removed.err()).isZero();
+    assertThat(removed.out()).contains("2 pages (0 new, 0 changed, 2 unchanged, 1 removed)", "1 document removed");
+  }
+
+  @Test
   @DisplayName("eval writes a JSON report and exits 1 when a test misses its own success_criteria")
   void evalReportAndCriteria() throws Exception {
     Path tests = work.resolve("tests.json");

@@ -1,0 +1,268 @@
+package dev.ragretrieval.ingest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * A folder that holds a site as its generator built it: HTML pages and no sources (Docusaurus'
+ * {@code build/}, MkDocs' {@code site/}, Sphinx's {@code _build/html/}, mdBook's {@code book/},
+ * Hugo's {@code public/}). Its pages are read as an ingest of the served site reads them: those its
+ * {@code sitemap.xml} lists, at the addresses it gives them, or without a sitemap every page file.
+ */
+public final class BuiltSite {
+
+  /**
+   * One page: the {@code url} its links resolve against, its {@code file}, and the {@code address}
+   * its chunks store (a URL, or without a published address the file's path in the folder).
+   */
+  public record PageFile(String url, Path file, String address) {}
+
+  /** Where the page files were found. */
+  public enum Listing {
+    SITEMAP("the pages its sitemap.xml lists"), FILES("every HTML page file");
+
+    private final String description;
+
+    Listing(String description) {
+      this.description = description;
+    }
+
+    @Override
+    public String toString() {
+      return description;
+    }
+  }
+
+  /** Where a page without a published address is read: only its links' resolution depends on it. */
+  static final String LOCAL_ROOT = "http://localhost/";
+
+  /** Sitemaps at a built site's root: most generators' name, Astro's (Starlight) index. */
+  private static final List<String> SITEMAPS = List.of("sitemap.xml", "sitemap-index.xml");
+  /**
+   * Files a generator writes that are no page of the site: the not-found page (a language's too), a
+   * single-page app's fallback page (Nuxt's 200.html: the home page's shell again) and,
+   * at the root, Sphinx's general and module indexes and search page (as files, or as folders of the
+   * dirhtml builder). A crawl never reaches the first; the indexes list every term, each of them
+   * some page's words, and the search page says how to search.
+   */
+  private static final Pattern NOT_PAGES = Pattern.compile(
+      "(?:(?:.*/)?404|200|genindex(?:-[^/]*)?|[a-z]+-modindex|search)(?:\\.html?|/index\\.html?)");
+  /** The robots meta tag that keeps a page out of an index (mdBook's print.html, the whole book again). */
+  private static final Pattern NOINDEX = Pattern.compile(
+      "<meta\\s[^>]*name=[\"']?robots[\"']?[^>]*content=[\"'][^\"']*\\b(?:noindex|none)\\b|"
+          + "<meta\\s[^>]*content=[\"'][^\"']*\\b(?:noindex|none)\\b[^>]*name=[\"']?robots\\b", Pattern.CASE_INSENSITIVE);
+  /** Enough of a page to hold its head's meta tags. */
+  private static final int HEAD_BYTES = 16 * 1024;
+
+  private final List<PageFile> pages;
+  private final Listing listing;
+  private final List<String> unmatched;
+
+  private BuiltSite(List<PageFile> pages, Listing listing, List<String> unmatched) {
+    this.pages = List.copyOf(pages);
+    this.listing = listing;
+    this.unmatched = List.copyOf(unmatched);
+  }
+
+  /** The pages, in the sitemap's order or in path order. */
+  public List<PageFile> pages() {
+    return pages;
+  }
+
+  public Listing listing() {
+    return listing;
+  }
+
+  /** Addresses the sitemap lists that no page file of the folder serves. */
+  public List<String> unmatched() {
+    return unmatched;
+  }
+
+  /**
+   * The built site in {@code folder}, or null when it holds no HTML page. {@code baseUrl} (the site's
+   * published address) gives each page its address there; without it a sitemap's addresses are used,
+   * and without a sitemap each page's path in the folder. Reads files: call it on a worker.
+   */
+  public static BuiltSite read(Path folder, String baseUrl) throws IOException {
+    Path root = folder.toRealPath();
+    List<Path> htmlFiles = MarkdownFolder.files(root).stream()
+        .filter(file -> isHtml(file.getFileName().toString()) && !underscored(root.relativize(file)))
+        .sorted().toList();
+    if (htmlFiles.isEmpty()) {
+      return null;
+    }
+    List<String> unmatched = new ArrayList<>();
+    Map<Path, String> listed = sitemapPages(root, unmatched);
+    List<PageFile> pages = new ArrayList<>();
+    if (!listed.isEmpty()) {
+      listed.forEach((file, loc) -> pages.add(baseUrl != null ? at(root, file, baseUrl) : new PageFile(loc, file,
+          HtmlReader.canonical(loc))));
+      return new BuiltSite(pages, Listing.SITEMAP, unmatched);
+    }
+    for (Path file : htmlFiles) {
+      String path = slashed(root.relativize(file));
+      if (!NOT_PAGES.matcher(path.toLowerCase(Locale.ROOT)).matches() && !noindex(file)) {
+        pages.add(at(root, file, baseUrl));
+      }
+    }
+    return new BuiltSite(pages, Listing.FILES, List.of());
+  }
+
+  /** A page file at its address under {@code baseUrl}, or at its path in the folder without one. */
+  private static PageFile at(Path root, Path file, String baseUrl) {
+    String path = slashed(root.relativize(file));
+    // served at its folder's address, as static hosts serve an index page
+    String served = path.replaceFirst("(^|/)index\\.html?$", "$1");
+    if (baseUrl != null) {
+      String url = baseUrl.replaceAll("/+$", "") + "/" + served;
+      return new PageFile(url, file, HtmlReader.canonical(url));
+    }
+    return new PageFile(LOCAL_ROOT + served, file, path);
+  }
+
+  /**
+   * The root sitemap's pages that have a file here, file to address, in the sitemap's order (a
+   * sitemap index's sitemaps are files here too). The sitemap names the published addresses; a file
+   * serves an address's path less the site's base path: as many leading folders as leave the most
+   * addresses a file, the same for every page (so an address no file serves is not taken for the
+   * home page).
+   */
+  private static Map<Path, String> sitemapPages(Path root, List<String> unmatched) throws IOException {
+    List<String> locs = new ArrayList<>();
+    for (String name : SITEMAPS) {
+      Path sitemap = root.resolve(name);
+      if (Files.isRegularFile(sitemap)) {
+        listPages(root, sitemap, 0, locs);
+        break;
+      }
+    }
+    Map<Path, String> best = Map.of();
+    List<String> bestUnmatched = locs;
+    int depth = locs.stream().mapToInt(loc -> segments(loc).size()).max().orElse(0);
+    for (int base = 0; base <= depth; base++) {
+      Map<Path, String> pages = new LinkedHashMap<>();
+      List<String> missing = new ArrayList<>();
+      for (String loc : locs) {
+        Path file = fileFor(root, loc, base, true);
+        if (file == null) {
+          missing.add(loc);
+        } else {
+          pages.putIfAbsent(file, loc);
+        }
+      }
+      if (pages.size() > best.size()) {
+        best = pages;
+        bestUnmatched = missing;
+      }
+    }
+    if (!best.isEmpty()) {
+      unmatched.addAll(bestUnmatched);
+    }
+    return best;
+  }
+
+  /** The page addresses of a sitemap, and of the sitemaps a sitemap index lists (two levels at most). */
+  private static void listPages(Path root, Path sitemap, int depth, List<String> locs) throws IOException {
+    String xml = new String(Files.readAllBytes(sitemap), StandardCharsets.UTF_8);
+    SiteCrawler.Locations found = SiteCrawler.locations(sitemap.toUri().toString(), xml);
+    for (String loc : found.pages()) {
+      // MkDocs writes "None" without a site_url: no address to store
+      if (loc.regionMatches(true, 0, "http", 0, 4) && !segments(loc).contains("..")) {
+        locs.add(loc);
+      }
+    }
+    if (depth < 2) {
+      for (String loc : found.sitemaps()) {
+        for (int base = 0; base < segments(loc).size(); base++) {
+          Path child = fileFor(root, loc, base, false);
+          if (child != null && !child.equals(sitemap)) {
+            listPages(root, child, depth + 1, locs);
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  /** The non-empty segments of a URL's path; none for what is no URL. */
+  private static List<String> segments(String url) {
+    String path;
+    try {
+      path = URI.create(url.strip()).getPath();
+    } catch (IllegalArgumentException e) {
+      return List.of();
+    }
+    return path == null ? List.of() : List.of(path.split("/")).stream().filter(p -> !p.isEmpty()).toList();
+  }
+
+  /**
+   * The file under {@code root} that serves {@code url} when the site's base path is {@code base}
+   * folders deep: the path below it, as a file, a folder's index.html or with .html added; null if
+   * none (or the address is not below such a base).
+   */
+  static Path fileFor(Path root, String url, int base, boolean page) {
+    List<String> parts = segments(url);
+    if (parts.size() < base || parts.isEmpty() && !page) {
+      return null;
+    }
+    String rest = String.join("/", parts.subList(base, parts.size()));
+    List<String> candidates = !page ? List.of(rest)
+        : rest.isEmpty() ? List.of("index.html") : List.of(rest, rest + "/index.html", rest + ".html");
+    for (String candidate : candidates) {
+      if (candidate.isEmpty() || page && !isHtml(candidate)) {
+        continue;
+      }
+      Path file = root.resolve(candidate).normalize();
+      if (file.startsWith(root) && Files.isRegularFile(file)) {
+        return file;
+      }
+    }
+    return null;
+  }
+
+  /** The document id of a page stored at its path in the folder: the path without index.html or .html. */
+  static String documentId(String path) {
+    String id = path.replaceFirst("(^|/)index\\.html?$", "").replaceFirst("\\.html?$", "").replaceAll("/+$", "");
+    return id.isEmpty() ? "index" : id;
+  }
+
+  private static boolean isHtml(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    return lower.endsWith(".html") || lower.endsWith(".htm");
+  }
+
+  /** A generator's own folder (Sphinx's _sources, _static, _modules; the pages' sources and assets). */
+  private static boolean underscored(Path relative) {
+    for (Path part : relative) {
+      if (part.toString().startsWith("_")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String slashed(Path relative) {
+    return relative.toString().replace('\\', '/');
+  }
+
+  /** Whether the page's head says it is not to be indexed. */
+  private static boolean noindex(Path file) throws IOException {
+    byte[] head;
+    try (InputStream in = Files.newInputStream(file)) {
+      head = in.readNBytes(HEAD_BYTES);
+    }
+    String text = new String(head, StandardCharsets.UTF_8);
+    int end = text.indexOf("</head>");
+    return NOINDEX.matcher(end < 0 ? text : text.substring(0, end)).find();
+  }
+}
