@@ -132,11 +132,13 @@ public final class IngestCommand implements Callable<Integer> {
       if (from.web()) {
         stream = Services.await(fetching, crawl ? RUN_LIMIT : Services.STARTUP);
       } else {
-        pages = Services.await(services.vertx.executeBlocking(() -> readFolder(Path.of(source)), false),
-            Services.STARTUP);
+        Path path = Path.of(source);
+        boolean sphinxOutput = Files.isDirectory(path) && BuiltSite.sphinxOutput(path);
+        pages = sphinxOutput ? List.of()
+            : Services.await(services.vertx.executeBlocking(() -> readFolder(path), false), Services.STARTUP);
         // no sources: a site's build (its pages as HTML) is read as the served site would be
-        BuiltSite built = !pages.isEmpty() || !Files.isDirectory(Path.of(source)) ? null
-            : Services.await(services.vertx.executeBlocking(() -> BuiltSite.read(Path.of(source), baseUrl), false),
+        BuiltSite built = !pages.isEmpty() || !Files.isDirectory(path) ? null
+            : Services.await(services.vertx.executeBlocking(() -> BuiltSite.read(path, baseUrl), false),
                 Services.STARTUP);
         if (built == null && pages.isEmpty()) {
           throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source

@@ -74,6 +74,17 @@ public final class BuiltSite {
     this.unmatched = List.copyOf(unmatched);
   }
 
+  /**
+   * Whether {@code folder} is the output of Sphinx's HTML builder (its {@code .buildinfo}, or its
+   * search index beside {@code _sources/}), which copies the page sources into {@code _sources/}
+   * (Jupyter Book and MyST-Parser's Markdown as {@code .md}): the built pages are the site, not those
+   * copies, read as pages at the wrong addresses.
+   */
+  public static boolean sphinxOutput(Path folder) {
+    return Files.isRegularFile(folder.resolve(".buildinfo"))
+        || Files.isRegularFile(folder.resolve("searchindex.js")) && Files.isDirectory(folder.resolve("_sources"));
+  }
+
   /** The pages, in the sitemap's order or in path order. */
   public List<PageFile> pages() {
     return pages;

@@ -383,14 +383,18 @@ class MainTest {
   }
 
   @Test
-  @DisplayName("ingest a built site's folder (HTML, no sources): its pages at their paths in the folder, unchanged on a"
-      + " second run, a page gone from the build removed")
+  @DisplayName("ingest a built site's folder (HTML; a Sphinx build's copies of its sources are not pages): its pages at"
+      + " their paths in the folder, unchanged on a second run, a page gone from the build removed")
   void builtSite() throws Exception {
     Path build = Files.createDirectories(work.resolve("build/guide"));
     Files.writeString(build.resolve("tomatoes.html"), crawlPage("Tomatoes", "<p>Water tomatoes deeply twice a week.</p>"));
     Files.writeString(build.resolve("basil.html"), crawlPage("Basil", "<p>Basil wants six hours of sun.</p>"));
     Files.writeString(build.resolveSibling("index.html"), crawlPage("Garden", "<p>Notes on a small kitchen garden.</p>"));
     Files.writeString(build.resolveSibling("404.html"), crawlPage("Page Not Found", "<p>We could not find it.</p>"));
+    // as Sphinx builds a Jupyter Book: the sources copied into _sources/, the build's marker file
+    Files.createDirectories(build.resolveSibling("_sources/guide"));
+    Files.writeString(build.resolveSibling("_sources/guide/tomatoes.md"), "# Tomatoes\n\nWater tomatoes deeply twice a week.\n");
+    Files.writeString(build.resolveSibling(".buildinfo"), "# Sphinx build info version 1\n");
     String folder = build.getParent().toString();
     Run first = run("ingest", folder, "--collection", "built");
     assertThat(first.code()).as(first.err()).isZero();
