@@ -43,7 +43,7 @@ import picocli.CommandLine.Spec;
 public final class IngestCommand implements Callable<Integer> {
 
   @Parameters(index = "0", paramLabel = "<dir|sitemap-url|page-url>",
-      description = "a docs folder (or a built site's), https://site/sitemap.xml, or a page URL")
+      description = "a docs folder (or a built site's), a page file, https://site/sitemap.xml, or a page URL")
   String source;
 
   @Option(names = "--collection", paramLabel = "C", description = "target collection (default: QDRANT_COLLECTION)")
@@ -132,14 +132,10 @@ public final class IngestCommand implements Callable<Integer> {
       if (from.web()) {
         stream = Services.await(fetching, crawl ? RUN_LIMIT : Services.STARTUP);
       } else {
-        Path path = Path.of(source);
-        boolean sphinxOutput = Files.isDirectory(path) && BuiltSite.sphinxOutput(path);
-        pages = sphinxOutput ? List.of()
-            : Services.await(services.vertx.executeBlocking(() -> readFolder(path), false), Services.STARTUP);
-        // no sources: a site's build (its pages as HTML) is read as the served site would be
-        BuiltSite built = !pages.isEmpty() || !Files.isDirectory(path) ? null
-            : Services.await(services.vertx.executeBlocking(() -> BuiltSite.read(path, baseUrl), false),
-                Services.STARTUP);
+        Local local = Services.await(services.vertx.executeBlocking(() -> readLocal(Path.of(source)), false),
+            Services.STARTUP);
+        pages = local.pages();
+        BuiltSite built = local.built();
         if (built == null && pages.isEmpty()) {
           throw new ServiceException(ErrorCode.INVALID_REQUEST, "no pages with text found at " + source
               + ": a folder is read for Markdown (.md, .mdx, .markdown, .qmd, .Rmd), reStructuredText (.rst),"
@@ -147,10 +143,12 @@ public final class IngestCommand implements Callable<Integer> {
               + " for other sources, ingest the built site (its folder, its sitemap.xml, or a page with --crawl)");
         }
         if (built != null) {
-          cli.err().println("note: a built site (HTML, no sources): reading " + built.listing()
-              + (built.listing() == BuiltSite.Listing.SITEMAP && baseUrl == null ? ", at the addresses it gives" : "")
-              + (built.listing() == BuiltSite.Listing.FILES && baseUrl == null
-                  ? ", each at its path in the folder (--base-url gives them the site's address)" : ""));
+          if (Files.isDirectory(Path.of(source))) {
+            cli.err().println("note: a built site (HTML, no sources): reading " + built.listing()
+                + (built.listing() == BuiltSite.Listing.SITEMAP && baseUrl == null ? ", at the addresses it gives" : "")
+                + (built.listing() == BuiltSite.Listing.FILES && baseUrl == null
+                    ? ", each at its path in the folder (--base-url gives them the site's address)" : ""));
+          }
           if (!built.unmatched().isEmpty()) {
             cli.err().println("note: " + Ingestor.plural(built.unmatched().size(), "page") + " the sitemap lists"
                 + " no file of the folder serves: " + Ingestor.firstFive(built.unmatched()));
@@ -266,7 +264,8 @@ public final class IngestCommand implements Callable<Integer> {
     if (Files.isDirectory(path)) {
       return new Source(canonical(path), false, true);
     }
-    if (Files.isRegularFile(path) && MarkdownReader.isMarkdownFile(path.toString())) {
+    if (Files.isRegularFile(path) && (MarkdownReader.isMarkdownFile(path.toString())
+        || BuiltSite.isHtml(path.getFileName().toString()))) {
       return new Source(canonical(path), false, false);
     }
     if (!Files.exists(path)) {
@@ -274,7 +273,7 @@ public final class IngestCommand implements Callable<Integer> {
           + "' is missing (no such file or folder)");
     }
     throw new ServiceException(ErrorCode.INVALID_REQUEST,
-        "'" + path + "' is neither a folder, a page file (.md, .mdx, .rst, .adoc, .ipynb, ...) nor an http(s) URL");
+        "'" + path + "' is neither a folder, a page file (.md, .mdx, .rst, .adoc, .ipynb, .html, ...) nor an http(s) URL");
   }
 
   /** The same folder however it is spelled (./docs, docs/, a symlink): the identity a re-ingest matches. */
@@ -284,6 +283,18 @@ public final class IngestCommand implements Callable<Integer> {
     } catch (IOException e) {
       return path.toAbsolutePath().normalize().toString();
     }
+  }
+
+  /** What a folder or file holds: its source pages, or else the pages of the built site it is (or null). */
+  private record Local(List<Page> pages, BuiltSite built) {}
+
+  private Local readLocal(Path path) throws IOException {
+    if (Files.isRegularFile(path) && BuiltSite.isHtml(path.getFileName().toString())) {
+      return new Local(List.of(), BuiltSite.page(path, baseUrl));
+    }
+    // a Sphinx build's _sources/ holds copies of its sources: its HTML pages are the site
+    List<Page> pages = Files.isDirectory(path) && BuiltSite.sphinxOutput(path) ? List.of() : readFolder(path);
+    return new Local(pages, pages.isEmpty() && Files.isDirectory(path) ? BuiltSite.read(path, baseUrl) : null);
   }
 
   private List<Page> readFolder(Path path) throws IOException {

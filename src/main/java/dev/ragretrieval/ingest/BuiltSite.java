@@ -129,6 +129,18 @@ public final class BuiltSite {
     return new BuiltSite(pages, Listing.FILES, List.of());
   }
 
+  /** One saved page (a built site's file, or a page saved from a browser): at its name, or under {@code baseUrl}. */
+  public static BuiltSite page(Path file, String baseUrl) throws IOException {
+    Path real = file.toRealPath();
+    return new BuiltSite(List.of(at(real.getParent(), real, baseUrl)), Listing.FILES, List.of());
+  }
+
+  /** Whether a file's name says it is a page of HTML. */
+  public static boolean isHtml(String name) {
+    String lower = name.toLowerCase(Locale.ROOT);
+    return lower.endsWith(".html") || lower.endsWith(".htm");
+  }
+
   /** A page file at its address under {@code baseUrl}, or at its path in the folder without one. */
   private static PageFile at(Path root, Path file, String baseUrl) {
     String path = slashed(root.relativize(file));
@@ -245,11 +257,6 @@ public final class BuiltSite {
   static String documentId(String path) {
     String id = path.replaceFirst("(^|/)index\\.html?$", "").replaceFirst("\\.html?$", "").replaceAll("/+$", "");
     return id.isEmpty() ? "index" : id;
-  }
-
-  private static boolean isHtml(String name) {
-    String lower = name.toLowerCase(Locale.ROOT);
-    return lower.endsWith(".html") || lower.endsWith(".htm");
   }
 
   /** A generator's own folder (Sphinx's _sources, _static, _modules; the pages' sources and assets). */

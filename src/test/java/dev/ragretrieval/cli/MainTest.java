@@ -384,7 +384,7 @@ class MainTest {
 
   @Test
   @DisplayName("ingest a built site's folder (HTML; a Sphinx build's copies of its sources are not pages): its pages at"
-      + " their paths in the folder, unchanged on a second run, a page gone from the build removed")
+      + " their paths in the folder, unchanged on a second run, a page gone from the build removed; one saved page")
   void builtSite() throws Exception {
     Path build = Files.createDirectories(work.resolve("build/guide"));
     Files.writeString(build.resolve("tomatoes.html"), crawlPage("Tomatoes", "<p>Water tomatoes deeply twice a week.</p>"));
@@ -414,6 +414,21 @@ class MainTest {
     Run removed = run("ingest", folder, "--collection", "built");
     assertThat(removed.code()).as(removed.err()).isZero();
     assertThat(removed.out()).contains("2 pages (0 new, 0 changed, 2 unchanged, 1 removed)", "1 document removed");
+
+    // one saved page: at its file name, or under --base-url
+    Run one = run("ingest", build.resolve("tomatoes.html").toString(), "--collection", "one");
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(one.out()).contains("one: 1 page (1 new");
+    env.put("QDRANT_COLLECTIONS", "one");
+    Run page = run(env, "query", "how often to water tomatoes", "--collection", "one", "--json");
+    assertThat(new JsonObject(page.out()).getJsonArray("results").getJsonObject(0).getString("source_url"))
+        .isEqualTo("tomatoes.html");
+    Run based = run("ingest", build.resolve("tomatoes.html").toString(), "--collection", "one", "--recreate",
+        "--base-url", "https://garden.example.org/guide/");
+    assertThat(based.code()).as(based.err()).isZero();
+    Run there = run(env, "query", "how often to water tomatoes", "--collection", "one", "--json");
+    assertThat(new JsonObject(there.out()).getJsonArray("results").getJsonObject(0).getString("source_url"))
+        .isEqualTo("https://garden.example.org/guide/tomatoes.html");
   }
 
   @Test
