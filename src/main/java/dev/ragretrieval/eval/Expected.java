@@ -5,7 +5,8 @@ import io.vertx.core.json.JsonObject;
 /**
  * One right answer of a test. The object form names what it checks ({@code chunk_id},
  * {@code source_url}, {@code section}; all given parts must match). The string form ({@code text})
- * is read per result: a chunk id, {@code source_url#section}, a source_url, or a section title.
+ * is read per result: a chunk id, {@code source_url#section}, a source_url, a section title, or a
+ * page title (any chunk of the page: a question whose answer is the page as a whole).
  * A source matches the full source_url or the end of its path ({@code .md}/{@code .html}, a
  * trailing slash and a last {@code /index} or {@code /README} ignored: a folder's index page is
  * the folder's address); sections compare case-insensitively.
@@ -38,7 +39,8 @@ public record Expected(String chunkId, String sourceUrl, String section, String 
           && sameText(actualSection, text.substring(hash + 1))) {
         return true;
       }
-      return sameSource(actualSource, text) || sameText(actualSection, text);
+      return sameSource(actualSource, text) || sameText(actualSection, text)
+          || sameText(result.getString("page_title"), text);
     }
     return (chunkId == null || chunkId.equals(actualId))
         && (sourceUrl == null || sameSource(actualSource, sourceUrl))

@@ -39,6 +39,17 @@ class TestResultTest {
   }
 
   @Test
+  @DisplayName("a string names a chunk id, a source, source#section, a section title or a page title")
+  void stringForms() {
+    JsonObject chunk = new JsonObject().put("chunk_id", "c7").put("source_url", "https://book.example.org/docs/m4/gait/")
+        .put("page_title", "Bipedal Locomotion").put("section", "The Zero Moment Point");
+    assertThat(List.of("c7", "docs/m4/gait", "docs/m4/gait.md", "m4/gait#the zero moment point", "The Zero Moment Point",
+        "bipedal locomotion")).allSatisfy(form -> assertThat(Expected.of(form).matches(chunk)).as(form).isTrue());
+    assertThat(List.of("c8", "gait#Capture Point", "docs/m4", "Locomotion", "Zero Moment Point"))
+        .allSatisfy(form -> assertThat(Expected.of(form).matches(chunk)).as(form).isFalse());
+  }
+
+  @Test
   @DisplayName("nDCG@k counts each expected result once and divides by the ideal order")
   void ndcg() {
     // one expected result at rank 2: (1/log2 3) / 1
