@@ -90,6 +90,7 @@ public final class BuiltSite {
     return pages;
   }
 
+  /** Whether the sitemap or the files gave the pages. */
   public Listing listing() {
     return listing;
   }
@@ -112,13 +113,12 @@ public final class BuiltSite {
     if (htmlFiles.isEmpty()) {
       return null;
     }
-    List<String> unmatched = new ArrayList<>();
-    Map<Path, String> listed = sitemapPages(root, unmatched);
+    Listed listed = sitemapPages(root);
     List<PageFile> pages = new ArrayList<>();
-    if (!listed.isEmpty()) {
-      listed.forEach((file, loc) -> pages.add(baseUrl != null ? at(root, file, baseUrl) : new PageFile(loc, file,
-          HtmlReader.canonical(loc))));
-      return new BuiltSite(pages, Listing.SITEMAP, unmatched);
+    if (!listed.pages().isEmpty()) {
+      listed.pages().forEach((file, loc) -> pages.add(baseUrl != null ? at(root, file, baseUrl)
+          : new PageFile(loc, file, HtmlReader.canonical(loc))));
+      return new BuiltSite(pages, Listing.SITEMAP, listed.unmatched());
     }
     for (Path file : htmlFiles) {
       String path = slashed(root.relativize(file));
@@ -160,7 +160,7 @@ public final class BuiltSite {
    * addresses a file, the same for every page (so an address no file serves is not taken for the
    * home page).
    */
-  private static Map<Path, String> sitemapPages(Path root, List<String> unmatched) throws IOException {
+  private static Listed sitemapPages(Path root) throws IOException {
     List<String> locs = new ArrayList<>();
     for (String name : SITEMAPS) {
       Path sitemap = root.resolve(name);
@@ -169,8 +169,7 @@ public final class BuiltSite {
         break;
       }
     }
-    Map<Path, String> best = Map.of();
-    List<String> bestUnmatched = locs;
+    Listed best = new Listed(Map.of(), List.of());
     int depth = locs.stream().mapToInt(loc -> segments(loc).size()).max().orElse(0);
     for (int base = 0; base <= depth; base++) {
       Map<Path, String> pages = new LinkedHashMap<>();
@@ -183,24 +182,23 @@ public final class BuiltSite {
           pages.putIfAbsent(file, loc);
         }
       }
-      if (pages.size() > best.size()) {
-        best = pages;
-        bestUnmatched = missing;
+      if (pages.size() > best.pages().size()) {
+        best = new Listed(pages, missing);
       }
-    }
-    if (!best.isEmpty()) {
-      unmatched.addAll(bestUnmatched);
     }
     return best;
   }
+
+  /** A sitemap's pages that files serve (file to address, in its order), and the addresses none serves. */
+  private record Listed(Map<Path, String> pages, List<String> unmatched) {}
 
   /** The page addresses of a sitemap, and of the sitemaps a sitemap index lists (two levels at most). */
   private static void listPages(Path root, Path sitemap, int depth, List<String> locs) throws IOException {
     String xml = new String(Files.readAllBytes(sitemap), StandardCharsets.UTF_8);
     SiteCrawler.Locations found = SiteCrawler.locations(sitemap.toUri().toString(), xml);
     for (String loc : found.pages()) {
-      // MkDocs writes "None" without a site_url: no address to store
-      if (loc.regionMatches(true, 0, "http", 0, 4) && !segments(loc).contains("..")) {
+      // MkDocs writes "None" without a site_url: no address to store, nor in what is no URL
+      if (SiteCrawler.pageUrl(loc) != null && !segments(loc).contains("..")) {
         locs.add(loc);
       }
     }

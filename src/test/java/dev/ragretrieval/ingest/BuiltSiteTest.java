@@ -40,7 +40,7 @@ class BuiltSiteTest {
 
   @Test
   @DisplayName("with a sitemap: the pages it lists, at its addresses, found below the site's base URL; what no file"
-      + " serves is named; --base-url gives them its address instead")
+      + " serves is named, what is no page's URL passed over; --base-url gives them its address instead")
   void sitemap() throws Exception {
     write("index.html", page("Garden", "A small kitchen garden."));
     write("guide/watering/index.html", page("Watering", "Water tomatoes twice a week."));
@@ -48,8 +48,10 @@ class BuiltSiteTest {
     write("orphan.html", page("Orphan", "Not in the sitemap."));
     write("404.html", page("Page Not Found", "We could not find what you were looking for."));
     write("assets/js/main.js", "console.log('no page');");
-    write("sitemap.xml", urlset("https://example.org/garden/", "https://example.org/garden/guide/watering",
-        "https://example.org/garden/guide/pruning", "https://example.org/garden/guide/gone"));
+    // no page: what is no URL (first, where it would take the home page's file), and a PDF
+    write("sitemap.xml", urlset("https://example.org/garden/bad path", "https://example.org/garden/",
+        "https://example.org/garden/guide/watering", "https://example.org/garden/guide/pruning",
+        "https://example.org/garden/guide/gone", "https://example.org/garden/guide/pruning.pdf"));
 
     BuiltSite built = BuiltSite.read(site, null);
     assertThat(built.listing()).isEqualTo(BuiltSite.Listing.SITEMAP);
