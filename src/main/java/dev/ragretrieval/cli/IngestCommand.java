@@ -151,7 +151,8 @@ public final class IngestCommand implements Callable<Integer> {
           }
           if (!built.unmatched().isEmpty()) {
             cli.err().println("note: " + Ingestor.plural(built.unmatched().size(), "page") + " the sitemap lists"
-                + " no file of the folder serves: " + Ingestor.firstFive(built.unmatched()));
+                + " no file of the folder serves" + (built.listing() == BuiltSite.Listing.FILES
+                    ? " (most of its pages, so it was set aside)" : "") + ": " + Ingestor.firstFive(built.unmatched()));
           }
           stream = crawler.builtSite(built);
         }

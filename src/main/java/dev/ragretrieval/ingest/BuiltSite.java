@@ -95,7 +95,10 @@ public final class BuiltSite {
     return listing;
   }
 
-  /** Addresses the sitemap lists that no page file of the folder serves. */
+  /**
+   * Addresses the sitemap lists that no page file of the folder serves (with {@link Listing#FILES},
+   * those of a sitemap set aside because most of its addresses have no file).
+   */
   public List<String> unmatched() {
     return unmatched;
   }
@@ -115,18 +118,43 @@ public final class BuiltSite {
     }
     Listed listed = sitemapPages(root);
     List<PageFile> pages = new ArrayList<>();
-    if (!listed.pages().isEmpty()) {
-      listed.pages().forEach((file, loc) -> pages.add(baseUrl != null ? at(root, file, baseUrl)
-          : new PageFile(loc, file, HtmlReader.canonical(loc))));
+    // a sitemap that most files do not serve lists another build, or is wrong (sphinx-sitemap lists
+    // name.html for the dirhtml builder's name/): the files are the site then
+    if (listed.pages().size() >= listed.unmatched().size()) {
+      listed.pages().forEach((file, loc) -> {
+        if (!notPage(root, file)) {
+          pages.add(baseUrl != null ? at(root, file, baseUrl) : listedAt(loc, file));
+        }
+      });
+    }
+    if (!pages.isEmpty()) {
       return new BuiltSite(pages, Listing.SITEMAP, listed.unmatched());
     }
     for (Path file : htmlFiles) {
-      String path = slashed(root.relativize(file));
-      if (!NOT_PAGES.matcher(path.toLowerCase(Locale.ROOT)).matches() && !noindex(file)) {
+      if (!notPage(root, file) && !noindex(file)) {
         pages.add(at(root, file, baseUrl));
       }
     }
-    return new BuiltSite(pages, Listing.FILES, List.of());
+    // the addresses of a sitemap set aside: the run names them
+    return new BuiltSite(pages, Listing.FILES, listed.pages().isEmpty() ? List.of() : listed.unmatched());
+  }
+
+  /**
+   * A sitemap's page at its address; where a name.html address is served by name/index.html (the
+   * dirhtml builder's, listed wrongly by sphinx-sitemap), at name/, where the site serves it.
+   */
+  private static PageFile listedAt(String loc, Path file) {
+    String url = HtmlReader.canonical(loc);
+    if (file.getFileName().toString().equals("index.html") && url.matches("(?i).*[^/]\\.html?$")
+        && !url.matches("(?i).*/index\\.html?$")) {
+      url = url.replaceFirst("(?i)\\.html?$", "/");
+    }
+    return new PageFile(url, file, url);
+  }
+
+  /** A file a generator writes beside its pages ({@link #NOT_PAGES}), listed in its sitemap or not. */
+  private static boolean notPage(Path root, Path file) {
+    return NOT_PAGES.matcher(slashed(root.relativize(file)).toLowerCase(Locale.ROOT)).matches();
   }
 
   /** One saved page (a built site's file, or a page saved from a browser): at its name, or under {@code baseUrl}. */
@@ -237,8 +265,10 @@ public final class BuiltSite {
       return null;
     }
     String rest = String.join("/", parts.subList(base, parts.size()));
+    // a page at name.html may be built as name/index.html (sphinx-sitemap's addresses for dirhtml)
     List<String> candidates = !page ? List.of(rest)
-        : rest.isEmpty() ? List.of("index.html") : List.of(rest, rest + "/index.html", rest + ".html");
+        : rest.isEmpty() ? List.of("index.html")
+        : List.of(rest, rest + "/index.html", rest + ".html", rest.replaceFirst("\\.html?$", "") + "/index.html");
     for (String candidate : candidates) {
       if (candidate.isEmpty() || page && !isHtml(candidate)) {
         continue;

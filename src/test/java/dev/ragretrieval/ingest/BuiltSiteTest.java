@@ -74,6 +74,31 @@ class BuiltSiteTest {
   }
 
   @Test
+  @DisplayName("sphinx-sitemap's name.html addresses for a dirhtml build are its name/ pages, stored at name/; its"
+      + " general index is no page; a sitemap that most files do not serve gives way to the files")
+  void sitemapsThatDoNotFit() throws Exception {
+    write("index.html", page("Garden", "A small kitchen garden."));
+    write("guide/setup/index.html", page("Setup", "Dig the beds in March."));
+    write("genindex/index.html", page("Index", "beds, March"));
+    write("sitemap.xml", urlset("https://example.org/docs/index.html", "https://example.org/docs/guide/setup.html",
+        "https://example.org/docs/genindex.html"));
+    BuiltSite dirhtml = BuiltSite.read(site, null);
+    assertThat(dirhtml.listing()).isEqualTo(BuiltSite.Listing.SITEMAP);
+    assertThat(dirhtml.pages()).extracting(BuiltSite.PageFile::address)
+        .containsExactly("https://example.org/docs/index.html", "https://example.org/docs/guide/setup/");
+    assertThat(dirhtml.pages()).extracting(BuiltSite.PageFile::url)
+        .containsExactly("https://example.org/docs/index.html", "https://example.org/docs/guide/setup/");
+
+    // the sitemap of an older build: one of its three pages is here
+    write("sitemap.xml", urlset("https://example.org/", "https://example.org/old/one", "https://example.org/old/two"));
+    BuiltSite files = BuiltSite.read(site, null);
+    assertThat(files.listing()).isEqualTo(BuiltSite.Listing.FILES);
+    assertThat(files.pages()).extracting(BuiltSite.PageFile::address)
+        .containsExactly("guide/setup/index.html", "index.html");
+    assertThat(files.unmatched()).containsExactly("https://example.org/old/one", "https://example.org/old/two");
+  }
+
+  @Test
   @DisplayName("Astro's sitemap index leads to its sitemaps, files of the folder too")
   void sitemapIndex() throws Exception {
     write("index.html", page("Garden", "A small kitchen garden."));
