@@ -144,10 +144,9 @@ public final class IngestCommand implements Callable<Integer> {
         }
         if (built != null) {
           if (Files.isDirectory(Path.of(source))) {
-            cli.err().println("note: a built site (HTML, no sources): reading " + built.listing()
-                + (built.listing() == BuiltSite.Listing.SITEMAP && baseUrl == null ? ", at the addresses it gives" : "")
-                + (built.listing() == BuiltSite.Listing.FILES && baseUrl == null
-                    ? ", each at its path in the folder (--base-url gives them the site's address)" : ""));
+            cli.err().println("note: a built site (HTML): reading " + built.listing()
+                + (built.atPaths() ? ", each at its path in the folder (--base-url gives them the site's address)"
+                    : baseUrl == null ? ", at the addresses it gives" : ""));
           }
           if (!built.unmatched().isEmpty()) {
             cli.err().println("note: " + Ingestor.plural(built.unmatched().size(), "page") + " the sitemap lists"
@@ -292,6 +291,14 @@ public final class IngestCommand implements Callable<Integer> {
   private Local readLocal(Path path) throws IOException {
     if (Files.isRegularFile(path) && BuiltSite.isHtml(path.getFileName().toString())) {
       return new Local(List.of(), BuiltSite.page(path, baseUrl));
+    }
+    if (Files.isDirectory(path) && BuiltSite.listsItsPages(path)) {
+      // a build may hold a Markdown copy of each page for language models, at paths of its own
+      // (Retype, Vocs' assets/md/, Fumadocs' llms.mdx/): the pages its sitemap lists are the site
+      BuiltSite built = BuiltSite.read(path, baseUrl);
+      if (built != null && built.listing() == BuiltSite.Listing.SITEMAP) {
+        return new Local(List.of(), built);
+      }
     }
     // a Sphinx build's _sources/ holds copies of its sources: its HTML pages are the site
     List<Page> pages = Files.isDirectory(path) && BuiltSite.sphinxOutput(path) ? List.of() : readFolder(path);

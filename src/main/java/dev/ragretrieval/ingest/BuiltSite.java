@@ -85,9 +85,23 @@ public final class BuiltSite {
         || Files.isRegularFile(folder.resolve("searchindex.js")) && Files.isDirectory(folder.resolve("_sources"));
   }
 
+  /**
+   * Whether {@code folder} looks like a site's build that names its pages: a home page and a
+   * sitemap at its root (a repository of sources has neither there, or a sitemap template).
+   */
+  public static boolean listsItsPages(Path folder) {
+    return Files.isRegularFile(folder.resolve("index.html"))
+        && SITEMAPS.stream().anyMatch(name -> Files.isRegularFile(folder.resolve(name)));
+  }
+
   /** The pages, in the sitemap's order or in path order. */
   public List<PageFile> pages() {
     return pages;
+  }
+
+  /** Whether the pages are stored at their paths in the folder: no --base-url, and no address from a sitemap. */
+  public boolean atPaths() {
+    return pages.stream().anyMatch(page -> !page.address().regionMatches(true, 0, "http", 0, 4));
   }
 
   /** Whether the sitemap or the files gave the pages. */
@@ -123,7 +137,7 @@ public final class BuiltSite {
     if (listed.pages().size() >= listed.unmatched().size()) {
       listed.pages().forEach((file, loc) -> {
         if (!notPage(root, file)) {
-          pages.add(baseUrl != null ? at(root, file, baseUrl) : listedAt(loc, file));
+          pages.add(baseUrl != null || loc.startsWith(LOCAL_ROOT) ? at(root, file, baseUrl) : listedAt(loc, file));
         }
       });
     }
@@ -224,7 +238,9 @@ public final class BuiltSite {
   private static void listPages(Path root, Path sitemap, int depth, List<String> locs) throws IOException {
     String xml = new String(Files.readAllBytes(sitemap), StandardCharsets.UTF_8);
     SiteCrawler.Locations found = SiteCrawler.locations(sitemap.toUri().toString(), xml);
-    for (String loc : found.pages()) {
+    for (String listed : found.pages()) {
+      // Docus writes the path alone: read at the stand-in root, stored at the file's path
+      String loc = listed.startsWith("/") && !listed.startsWith("//") ? LOCAL_ROOT + listed.substring(1) : listed;
       // MkDocs writes "None" without a site_url: no address to store, nor in what is no URL
       if (SiteCrawler.pageUrl(loc) != null && !segments(loc).contains("..")) {
         locs.add(loc);

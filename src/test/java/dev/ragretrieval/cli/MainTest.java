@@ -398,7 +398,7 @@ class MainTest {
     String folder = build.getParent().toString();
     Run first = run("ingest", folder, "--collection", "built");
     assertThat(first.code()).as(first.err()).isZero();
-    assertThat(first.err()).contains("note: a built site (HTML, no sources): reading every HTML page file, each at its"
+    assertThat(first.err()).contains("note: a built site (HTML): reading every HTML page file, each at its"
         + " path in the folder (--base-url gives them the site's address)", "ingesting 3 pages into 'built'");
     assertThat(first.out()).contains("built: 3 pages (3 new");
     Map<String, String> env = env();
@@ -414,6 +414,20 @@ class MainTest {
     Run removed = run("ingest", folder, "--collection", "built");
     assertThat(removed.code()).as(removed.err()).isZero();
     assertThat(removed.out()).contains("2 pages (0 new, 0 changed, 2 unchanged, 1 removed)", "1 document removed");
+
+    // a build that keeps a Markdown copy of each page (for language models) and a sitemap: its HTML pages
+    Path copies = Files.createDirectories(work.resolve("llm-build/assets/md"));
+    Files.writeString(copies.resolve("tomatoes.md"), "# Tomatoes\n\nWater tomatoes deeply twice a week.\n");
+    Files.writeString(copies.resolve("../../index.html"), crawlPage("Tomatoes", "<p>Water tomatoes deeply twice a week.</p>"));
+    Files.writeString(copies.resolve("../../sitemap.xml"), "<urlset><url><loc>https://garden.example.org/</loc></url></urlset>");
+    Run llm = run("ingest", work.resolve("llm-build").toString(), "--collection", "llm");
+    assertThat(llm.code()).as(llm.err()).isZero();
+    assertThat(llm.err()).contains("note: a built site (HTML): reading the pages its sitemap.xml lists, at the"
+        + " addresses it gives");
+    env.put("QDRANT_COLLECTIONS", "llm");
+    Run fromSitemap = run(env, "query", "how often to water tomatoes", "--collection", "llm", "--json");
+    assertThat(new JsonObject(fromSitemap.out()).getJsonArray("results").getJsonObject(0).getString("source_url"))
+        .isEqualTo("https://garden.example.org/");
 
     // one saved page: at its file name, or under --base-url
     Run one = run("ingest", build.resolve("tomatoes.html").toString(), "--collection", "one");

@@ -99,6 +99,22 @@ class BuiltSiteTest {
   }
 
   @Test
+  @DisplayName("a sitemap of paths alone (Docus): its pages, each at its path in the folder; a build with a Markdown"
+      + " copy of each page and a sitemap names its pages by the sitemap")
+  void sitemapOfPaths() throws Exception {
+    write("index.html", page("Garden", "A small kitchen garden."));
+    write("guide/watering/index.html", page("Watering", "Water tomatoes twice a week."));
+    write("raw/guide/watering.md", "# Watering\n\nWater tomatoes twice a week.\n");
+    write("sitemap.xml", urlset("/guide/watering"));
+    assertThat(BuiltSite.listsItsPages(site)).isTrue();
+    BuiltSite built = BuiltSite.read(site, null);
+    assertThat(built.listing()).isEqualTo(BuiltSite.Listing.SITEMAP);
+    assertThat(built.atPaths()).isTrue();
+    assertThat(built.pages()).extracting(BuiltSite.PageFile::address).containsExactly("guide/watering/index.html");
+    assertThat(built.pages()).extracting(BuiltSite.PageFile::url).containsExactly(BuiltSite.LOCAL_ROOT + "guide/watering/");
+  }
+
+  @Test
   @DisplayName("Astro's sitemap index leads to its sitemaps, files of the folder too")
   void sitemapIndex() throws Exception {
     write("index.html", page("Garden", "A small kitchen garden."));
