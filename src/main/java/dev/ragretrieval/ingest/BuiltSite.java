@@ -14,10 +14,11 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * A folder that holds a site as its generator built it: HTML pages and no sources (Docusaurus'
- * {@code build/}, MkDocs' {@code site/}, Sphinx's {@code _build/html/}, mdBook's {@code book/},
- * Hugo's {@code public/}). Its pages are read as an ingest of the served site reads them: those its
- * {@code sitemap.xml} lists, at the addresses it gives them, or without a sitemap every page file.
+ * A folder that holds a site as its generator built it (Docusaurus' {@code build/}, MkDocs'
+ * {@code site/}, Sphinx's {@code _build/html/}, mdBook's {@code book/}, Hugo's {@code public/}): a
+ * home page and a sitemap at its root, or HTML pages and no sources. Its pages are read as an ingest
+ * of the served site reads them: those its {@code sitemap.xml} lists, at the addresses it gives
+ * them, or without a sitemap every page file.
  */
 public final class BuiltSite {
 
