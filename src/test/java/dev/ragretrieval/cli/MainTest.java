@@ -384,7 +384,8 @@ class MainTest {
 
   @Test
   @DisplayName("ingest a built site's folder (HTML; a Sphinx build's copies of its sources are not pages): its pages at"
-      + " their paths in the folder, unchanged on a second run, a page gone from the build removed; one saved page")
+      + " their paths in the folder, unchanged on a second run, a page gone from the build removed; a build with a"
+      + " sitemap and Markdown copies of its pages is read for its HTML pages; one saved page")
   void builtSite() throws Exception {
     Path build = Files.createDirectories(work.resolve("build/guide"));
     Files.writeString(build.resolve("tomatoes.html"), crawlPage("Tomatoes", "<p>Water tomatoes deeply twice a week.</p>"));
@@ -416,11 +417,11 @@ class MainTest {
     assertThat(removed.out()).contains("2 pages (0 new, 0 changed, 2 unchanged, 1 removed)", "1 document removed");
 
     // a build that keeps a Markdown copy of each page (for language models) and a sitemap: its HTML pages
-    Path copies = Files.createDirectories(work.resolve("llm-build/assets/md"));
-    Files.writeString(copies.resolve("tomatoes.md"), "# Tomatoes\n\nWater tomatoes deeply twice a week.\n");
-    Files.writeString(copies.resolve("../../index.html"), crawlPage("Tomatoes", "<p>Water tomatoes deeply twice a week.</p>"));
-    Files.writeString(copies.resolve("../../sitemap.xml"), "<urlset><url><loc>https://garden.example.org/</loc></url></urlset>");
-    Run llm = run("ingest", work.resolve("llm-build").toString(), "--collection", "llm");
+    Path llmBuild = Files.createDirectories(work.resolve("llm-build/assets/md")).getParent().getParent();
+    Files.writeString(llmBuild.resolve("assets/md/tomatoes.md"), "# Tomatoes\n\nWater tomatoes deeply twice a week.\n");
+    Files.writeString(llmBuild.resolve("index.html"), crawlPage("Tomatoes", "<p>Water tomatoes deeply twice a week.</p>"));
+    Files.writeString(llmBuild.resolve("sitemap.xml"), "<urlset><url><loc>https://garden.example.org/</loc></url></urlset>");
+    Run llm = run("ingest", llmBuild.toString(), "--collection", "llm");
     assertThat(llm.code()).as(llm.err()).isZero();
     assertThat(llm.err()).contains("note: a built site (HTML): reading the pages its sitemap.xml lists, at the"
         + " addresses it gives");
