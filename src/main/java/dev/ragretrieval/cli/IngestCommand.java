@@ -143,7 +143,7 @@ public final class IngestCommand implements Callable<Integer> {
               + " for other sources, ingest the built site (its folder, its sitemap.xml, or a page with --crawl)");
         }
         if (built != null) {
-          if (Files.isDirectory(Path.of(source))) {
+          if (!BuiltSite.isHtml(Path.of(source).getFileName().toString())) {
             cli.err().println("note: a built site (HTML): reading " + built.listing()
                 + (built.atPaths() ? ", each at its path in the folder (--base-url gives them the site's address)"
                     : baseUrl == null ? ", at the addresses it gives" : ""));
@@ -264,6 +264,10 @@ public final class IngestCommand implements Callable<Integer> {
     if (Files.isDirectory(path)) {
       return new Source(canonical(path), false, true);
     }
+    if (Files.isRegularFile(path) && BuiltSite.isSitemap(path.getFileName().toString())) {
+      // a built site's own sitemap: the same source as its folder, mirrored as a sitemap is
+      return new Source(canonical(path.toAbsolutePath().getParent()), false, true);
+    }
     if (Files.isRegularFile(path) && (MarkdownReader.isMarkdownFile(path.toString())
         || BuiltSite.isHtml(path.getFileName().toString()))) {
       return new Source(canonical(path), false, false);
@@ -273,7 +277,8 @@ public final class IngestCommand implements Callable<Integer> {
           + "' is missing (no such file or folder)");
     }
     throw new ServiceException(ErrorCode.INVALID_REQUEST,
-        "'" + path + "' is neither a folder, a page file (.md, .mdx, .rst, .adoc, .ipynb, .html, ...) nor an http(s) URL");
+        "'" + path + "' is neither a folder, a page file (.md, .mdx, .rst, .adoc, .ipynb, .html, ...), a built site's"
+            + " sitemap.xml nor an http(s) URL");
   }
 
   /** The same folder however it is spelled (./docs, docs/, a symlink): the identity a re-ingest matches. */
@@ -291,6 +296,9 @@ public final class IngestCommand implements Callable<Integer> {
   private Local readLocal(Path path) throws IOException {
     if (Files.isRegularFile(path) && BuiltSite.isHtml(path.getFileName().toString())) {
       return new Local(List.of(), BuiltSite.page(path, baseUrl));
+    }
+    if (Files.isRegularFile(path) && BuiltSite.isSitemap(path.getFileName().toString())) {
+      return new Local(List.of(), BuiltSite.ofSitemap(path, baseUrl));
     }
     if (Files.isDirectory(path) && BuiltSite.listsItsPages(path)) {
       // a build may hold a Markdown copy of each page for language models, at paths of its own

@@ -131,17 +131,12 @@ public final class BuiltSite {
     if (htmlFiles.isEmpty()) {
       return null;
     }
-    Listed listed = sitemapPages(root);
-    List<PageFile> pages = new ArrayList<>();
+    Path sitemap = SITEMAPS.stream().map(root::resolve).filter(Files::isRegularFile).findFirst().orElse(null);
+    Listed listed = sitemap == null ? new Listed(Map.of(), List.of()) : listed(root, sitemap);
     // a sitemap that most files do not serve lists another build, or is wrong (sphinx-sitemap lists
     // name.html for the dirhtml builder's name/): the files are the site then
-    if (listed.pages().size() >= listed.unmatched().size()) {
-      listed.pages().forEach((file, loc) -> {
-        if (!notPage(root, file)) {
-          pages.add(baseUrl != null || loc.startsWith(LOCAL_ROOT) ? at(root, file, baseUrl) : listedAt(loc, file));
-        }
-      });
-    }
+    List<PageFile> pages = listed.pages().size() >= listed.unmatched().size()
+        ? new ArrayList<>(listedPages(root, listed, baseUrl)) : new ArrayList<>();
     if (!pages.isEmpty()) {
       return new BuiltSite(pages, Listing.SITEMAP, listed.unmatched());
     }
@@ -152,6 +147,33 @@ public final class BuiltSite {
     }
     // the addresses of a sitemap set aside: the run names them
     return new BuiltSite(pages, Listing.FILES, listed.pages().isEmpty() ? List.of() : listed.unmatched());
+  }
+
+  /**
+   * The pages one sitemap file lists ({@code ingest build/sitemap.xml}, or a language's own), found in
+   * the folder that holds it; those it lists that no file there serves are named. Reads files: call it
+   * on a worker.
+   */
+  public static BuiltSite ofSitemap(Path sitemap, String baseUrl) throws IOException {
+    Path file = sitemap.toRealPath();
+    Listed listed = listed(file.getParent(), file);
+    return new BuiltSite(listedPages(file.getParent(), listed, baseUrl), Listing.SITEMAP, listed.unmatched());
+  }
+
+  /** Whether a file's name says it is a sitemap ({@code sitemap.xml}, {@code sitemap-index.xml}, {@code sitemap-0.xml}). */
+  public static boolean isSitemap(String name) {
+    return name.toLowerCase(Locale.ROOT).matches("sitemap[^/]*\\.xml");
+  }
+
+  /** A sitemap's pages but those that are no page of the site, each at its address. */
+  private static List<PageFile> listedPages(Path root, Listed listed, String baseUrl) {
+    List<PageFile> pages = new ArrayList<>();
+    listed.pages().forEach((file, loc) -> {
+      if (!notPage(root, file)) {
+        pages.add(baseUrl != null || loc.startsWith(LOCAL_ROOT) ? at(root, file, baseUrl) : listedAt(loc, file));
+      }
+    });
+    return pages;
   }
 
   /**
@@ -197,21 +219,15 @@ public final class BuiltSite {
   }
 
   /**
-   * The root sitemap's pages that have a file here, file to address, in the sitemap's order (a
-   * sitemap index's sitemaps are files here too). The sitemap names the published addresses; a file
+   * A sitemap's pages that have a file here, file to address, in the sitemap's order (a sitemap
+   * index's sitemaps are files here too). The sitemap names the published addresses; a file
    * serves an address's path less the site's base path: as many leading folders as leave the most
    * addresses a file, the same for every page (so an address no file serves is not taken for the
    * home page).
    */
-  private static Listed sitemapPages(Path root) throws IOException {
+  private static Listed listed(Path root, Path sitemap) throws IOException {
     List<String> locs = new ArrayList<>();
-    for (String name : SITEMAPS) {
-      Path sitemap = root.resolve(name);
-      if (Files.isRegularFile(sitemap)) {
-        listPages(root, sitemap, 0, locs);
-        break;
-      }
-    }
+    listPages(root, sitemap, 0, locs);
     Listed best = new Listed(Map.of(), List.of());
     int depth = locs.stream().mapToInt(loc -> segments(loc).size()).max().orElse(0);
     for (int base = 0; base <= depth; base++) {

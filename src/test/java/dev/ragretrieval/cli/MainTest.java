@@ -385,7 +385,7 @@ class MainTest {
   @Test
   @DisplayName("ingest a built site's folder (HTML; a Sphinx build's copies of its sources are not pages): its pages at"
       + " their paths in the folder, unchanged on a second run, a page gone from the build removed; a build with a"
-      + " sitemap and Markdown copies of its pages is read for its HTML pages; one saved page")
+      + " sitemap and Markdown copies of its pages is read for its HTML pages, also through its sitemap; one saved page")
   void builtSite() throws Exception {
     Path build = Files.createDirectories(work.resolve("build/guide"));
     Files.writeString(build.resolve("tomatoes.html"), crawlPage("Tomatoes", "<p>Water tomatoes deeply twice a week.</p>"));
@@ -429,6 +429,10 @@ class MainTest {
     Run fromSitemap = run(env, "query", "how often to water tomatoes", "--collection", "llm", "--json");
     assertThat(new JsonObject(fromSitemap.out()).getJsonArray("results").getJsonObject(0).getString("source_url"))
         .isEqualTo("https://garden.example.org/");
+    // its sitemap named instead of its folder: the same source, so nothing to do
+    Run sitemap = run("ingest", llmBuild.resolve("sitemap.xml").toString(), "--collection", "llm");
+    assertThat(sitemap.code()).as(sitemap.err()).isZero();
+    assertThat(sitemap.out()).contains("llm: 1 page (0 new, 0 changed, 1 unchanged, 0 removed)");
 
     // one saved page: at its file name, or under --base-url
     Run one = run("ingest", build.resolve("tomatoes.html").toString(), "--collection", "one");

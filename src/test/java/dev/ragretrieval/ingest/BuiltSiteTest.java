@@ -115,6 +115,24 @@ class BuiltSiteTest {
   }
 
   @Test
+  @DisplayName("one sitemap file named: its pages, found in the folder that holds it (a language's own sitemap)")
+  void ofSitemap() throws Exception {
+    write("index.html", page("Garden", "A small kitchen garden."));
+    write("fr/index.html", page("Jardin", "Un petit potager."));
+    write("fr/guide/arrosage/index.html", page("Arrosage", "Arroser les tomates deux fois par semaine."));
+    write("sitemap.xml", urlset("https://example.org/"));
+    write("fr/sitemap.xml", urlset("https://example.org/fr/", "https://example.org/fr/guide/arrosage/",
+        "https://example.org/fr/guide/taille/"));
+    assertThat(BuiltSite.isSitemap("sitemap-0.xml")).isTrue();
+    assertThat(BuiltSite.isSitemap("feed.xml")).isFalse();
+    BuiltSite french = BuiltSite.ofSitemap(site.resolve("fr/sitemap.xml"), null);
+    assertThat(french.pages()).extracting(BuiltSite.PageFile::address)
+        .containsExactly("https://example.org/fr/", "https://example.org/fr/guide/arrosage/");
+    assertThat(french.pages().get(1).file()).isEqualTo(site.toRealPath().resolve("fr/guide/arrosage/index.html"));
+    assertThat(french.unmatched()).containsExactly("https://example.org/fr/guide/taille/");
+  }
+
+  @Test
   @DisplayName("Astro's sitemap index leads to its sitemaps, files of the folder too")
   void sitemapIndex() throws Exception {
     write("index.html", page("Garden", "A small kitchen garden."));
