@@ -136,7 +136,7 @@ public final class BuiltSite {
     // a sitemap that most files do not serve lists another build, or is wrong (sphinx-sitemap lists
     // name.html for the dirhtml builder's name/): the files are the site then
     List<PageFile> pages = listed.pages().size() >= listed.unmatched().size()
-        ? new ArrayList<>(listedPages(root, listed, baseUrl)) : new ArrayList<>();
+        ? listedPages(root, listed, baseUrl) : new ArrayList<>();
     if (!pages.isEmpty()) {
       return new BuiltSite(pages, Listing.SITEMAP, listed.unmatched());
     }
