@@ -140,15 +140,17 @@ public final class MarkdownFolder {
   /**
    * A folder's pages; the drafts among its files, which are not read; the generators' sites whose
    * published folders alone were read (their folders as seen from the given one; empty when the whole
-   * folder was read); the page files beside what those sites publish, not read; and a site's
-   * translations, not read either: their folders, or their names ({@code *.fr.md}).
+   * folder was read); the page files beside what those sites publish, not read; a site's
+   * translations, not read either: their folders, or their names ({@code *.fr.md}); and the files
+   * read into pages as their parts (includes), as paths from the folder read.
    */
   public record Folder(List<Page> pages, List<String> drafts, List<Layout> readAs, List<String> leftOut,
-      List<String> translations) {
+      List<String> translations, Set<String> parts) {
     public Folder {
       readAs = List.copyOf(readAs);
       leftOut = List.copyOf(leftOut);
       translations = List.copyOf(translations);
+      parts = Set.copyOf(parts);
     }
   }
 
@@ -185,6 +187,7 @@ public final class MarkdownFolder {
     List<Layout> readAs = new ArrayList<>();
     List<String> read = new ArrayList<>();
     List<String> translations = new ArrayList<>();
+    Set<String> parts = new HashSet<>();
     for (Map.Entry<String, Layout> entry : sites.entrySet()) {
       String site = entry.getKey();
       Layout layout = entry.getValue();
@@ -198,6 +201,7 @@ public final class MarkdownFolder {
         if (!folder.pages().isEmpty() && !folder.readAs().isEmpty()) {
           pages.addAll(folder.pages());
           drafts.addAll(folder.drafts());
+          parts.addAll(folder.parts());
           translations.addAll(folder.translations());
           readAs.add(here);
           read.addAll(here.folders());
@@ -215,6 +219,8 @@ public final class MarkdownFolder {
             page.pageTitle(), page.chapter(), page.chapterLabel(), page.sourceType(), page.sections()));
       }
       folder.drafts().forEach(draft -> drafts.add(prefix + draft));
+      // an include may reach above the site's folder (a Sphinx project's ../README.rst)
+      folder.parts().stream().map(part -> FolderPath.reaching(prefix, part)).filter(Objects::nonNull).forEach(parts::add);
       folder.translations().forEach(translation -> translations.add(prefix + translation));
       List<String> published = layout.folders() == null ? List.of("") : layout.folders();
       List<String> prefixed = published.stream().map(f -> prefix + f).toList();
@@ -227,10 +233,10 @@ public final class MarkdownFolder {
     }
     List<String> leftOut = files(root).stream()
         .map(file -> relative(root, file))
-        .filter(path -> isPage(path, true) && read.stream().noneMatch(path::startsWith))
+        .filter(path -> isPage(path, true) && read.stream().noneMatch(path::startsWith) && !parts.contains(path))
         .sorted()
         .toList();
-    return new Folder(pages, drafts, readAs, leftOut, translations);
+    return new Folder(pages, drafts, readAs, leftOut, translations, parts);
   }
 
   /** Adds the folders below {@code folder} (down to {@code depth} levels) that hold a generator's settings. */
@@ -302,7 +308,7 @@ public final class MarkdownFolder {
       }
     }
     Folder folder = collect(paths, layout, loader(root, given), baseUrl);
-    return new Folder(folder.pages(), folder.drafts(), readAs, leftOut, translations);
+    return new Folder(folder.pages(), folder.drafts(), readAs, leftOut, translations, folder.parts());
   }
 
   /**
@@ -364,7 +370,7 @@ public final class MarkdownFolder {
     Layout site = layout.withAddresses(addresses);
     Folder folder = collect(List.copyOf(addresses.keySet()), site, loader(root, root), baseUrl);
     List<String> leftOut = files.stream().filter(path -> !addresses.containsKey(path)).sorted().toList();
-    return new Folder(folder.pages(), folder.drafts(), List.of(site), leftOut, List.of());
+    return new Folder(folder.pages(), folder.drafts(), List.of(site), leftOut, List.of(), folder.parts());
   }
 
   /**
@@ -494,7 +500,15 @@ public final class MarkdownFolder {
           : labels.computeIfAbsent(chapterDir(path, layout.pagesRootOf(path)), dir -> label(dir, load));
       pages.add(MarkdownReader.read(path, text, label, baseUrl, layout));
     }
-    return new Folder(pages, drafts, List.of(), List.of(), List.of());
+    // the files read as parts of pages: what the loader was asked for and found, beyond the pages
+    Set<String> pageFiles = new HashSet<>(paths);
+    Set<String> included = new HashSet<>();
+    read.forEach((path, text) -> {
+      if (text.isPresent() && !pageFiles.contains(path)) {
+        included.add(path);
+      }
+    });
+    return new Folder(pages, drafts, List.of(), List.of(), List.of(), included);
   }
 
   /**

@@ -440,6 +440,11 @@ class MarkdownFolderTest {
     assertThat(index.sections().get(0).text()).isEqualTo("A robot arm library.");
     assertThat(MarkdownFolder.read(root.resolve("docs"), null).stream().filter(page -> page.documentId().equals("index"))
         .findFirst().orElseThrow().sections()).isEmpty();
+    // a file an include reads from above the project is part of a page, not a page file left out
+    Files.writeString(root.resolve("CHANGES.rst"), "Changes\n=======\n\nVersion 2 adds a gripper.\n");
+    Files.writeString(root.resolve("NOTES.rst"), "Notes\n=====\n\nUnsorted.\n");
+    Files.writeString(root.resolve("docs/changes.rst"), ".. include:: ../CHANGES.rst\n");
+    assertThat(MarkdownFolder.site(root, null).leftOut()).contains("NOTES.rst").doesNotContain("CHANGES.rst");
 
     // Django's manual: source_suffix = '.txt' makes its .txt files reStructuredText pages (not requirements.txt)
     Files.writeString(root.resolve("docs/conf.py"), "project = 'Robot'\nsource_suffix = '.txt'\n"
