@@ -88,11 +88,13 @@ public final class BuiltSite {
 
   /**
    * Whether {@code folder} looks like a site's build that names its pages: a home page and a
-   * sitemap at its root (a repository of sources has neither there, or a sitemap template).
+   * sitemap at its root (a repository of sources has neither there, or a sitemap template), the
+   * home page no Docsify shell (a Docsify site is its Markdown, whatever its sitemap lists).
    */
   public static boolean listsItsPages(Path folder) {
     return Files.isRegularFile(folder.resolve("index.html"))
-        && SITEMAPS.stream().anyMatch(name -> Files.isRegularFile(folder.resolve(name)));
+        && SITEMAPS.stream().anyMatch(name -> Files.isRegularFile(folder.resolve(name)))
+        && !MarkdownFolder.docsify(folder);
   }
 
   /** The pages, in the sitemap's order or in path order. */

@@ -267,7 +267,7 @@ public final class MarkdownFolder {
     }
     List<String> paths;
     // a Docsify site's README.md is its home page, not a description of the repository
-    boolean docsify = says(root.resolve("index.html"), DOCSIFY);
+    boolean docsify = docsify(root);
     boolean hugo = layout.generator() == Generator.HUGO;
     // Quarto leaves out files and folders whose name starts with '_' (its _site/ and _book/ output),
     // Jupyter Book its _build/ (copies of every notebook)
@@ -619,6 +619,11 @@ public final class MarkdownFolder {
   }
 
   /** Whether a settings file turns on what {@code pattern} finds; false when it cannot be read. */
+  /** Whether {@code root} is a Docsify site: its index.html a shell that renders the folder's Markdown in the browser. */
+  static boolean docsify(Path root) {
+    return says(root.resolve("index.html"), DOCSIFY);
+  }
+
   private static boolean says(Path file, Pattern pattern) {
     return pattern.matcher(text(file)).find();
   }

@@ -100,13 +100,17 @@ class BuiltSiteTest {
 
   @Test
   @DisplayName("a sitemap of paths alone (Docus): its pages, each at its path in the folder; a build with a Markdown"
-      + " copy of each page and a sitemap names its pages by the sitemap")
+      + " copy of each page and a sitemap names its pages by the sitemap; a Docsify site with a sitemap is no build")
   void sitemapOfPaths() throws Exception {
     write("index.html", page("Garden", "A small kitchen garden."));
     write("guide/watering/index.html", page("Watering", "Water tomatoes twice a week."));
     write("raw/guide/watering.md", "# Watering\n\nWater tomatoes twice a week.\n");
     write("sitemap.xml", urlset("/guide/watering"));
     assertThat(BuiltSite.listsItsPages(site)).isTrue();
+    // a Docsify site's home page is a shell its script fills with the folder's Markdown: not a build
+    write("index.html", "<html><body><div id=\"app\"></div><script>window.$docsify = {name: 'Garden'}</script></body></html>");
+    assertThat(BuiltSite.listsItsPages(site)).isFalse();
+    write("index.html", page("Garden", "A small kitchen garden."));
     BuiltSite built = BuiltSite.read(site, null);
     assertThat(built.listing()).isEqualTo(BuiltSite.Listing.SITEMAP);
     assertThat(built.atPaths()).isTrue();
