@@ -1,6 +1,9 @@
 package dev.ragretrieval.eval;
 
+import dev.ragretrieval.ingest.DocusaurusPath;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One right answer of a test. The object form names what it checks ({@code chunk_id},
@@ -9,7 +12,9 @@ import io.vertx.core.json.JsonObject;
  * page title (any chunk of the page: a question whose answer is the page as a whole).
  * A source matches the full source_url or the end of its path ({@code .md}/{@code .html}, a
  * trailing slash and a last {@code /index} or {@code /README} ignored: a folder's index page is
- * the folder's address); sections compare case-insensitively.
+ * the folder's address), also with Docusaurus' number prefixes ({@code 01-}) dropped from both, or
+ * the chunk's {@code document_id} (its path in the folder ingested, whatever address
+ * {@code --base-url} gave it); sections compare case-insensitively.
  */
 public record Expected(String chunkId, String sourceUrl, String section, String text) {
 
@@ -28,7 +33,7 @@ public record Expected(String chunkId, String sourceUrl, String section, String 
   /** Whether a result (one chunk of the API's JSON) is this right answer. */
   public boolean matches(JsonObject result) {
     String actualId = result.getString("chunk_id");
-    String actualSource = result.getString("source_url");
+    List<String> actualSource = sources(result);
     String actualSection = result.getString("section");
     if (text != null) {
       if (text.equals(actualId)) {
@@ -80,14 +85,36 @@ public record Expected(String chunkId, String sourceUrl, String section, String 
     return object.getValue(key) instanceof String s && !s.isBlank() ? s.strip() : null;
   }
 
-  private static boolean sameSource(String actual, String expected) {
-    if (actual == null) {
-      return false;
+  /**
+   * What names a result's page: its source_url and, from its payload, its document_id (a folder's
+   * page keeps its path there when {@code --base-url} gives it the site's address).
+   */
+  private static List<String> sources(JsonObject result) {
+    List<String> sources = new ArrayList<>(2);
+    if (result.getValue("source_url") instanceof String url) {
+      sources.add(url);
     }
+    if (result.getValue("metadata") instanceof JsonObject metadata && metadata.getValue("document_id") instanceof String id) {
+      sources.add(id);
+    }
+    return sources;
+  }
+
+  private static boolean sameSource(List<String> actual, String expected) {
+    return actual.stream().anyMatch(source -> sameSource(source, expected));
+  }
+
+  private static boolean sameSource(String actual, String expected) {
     String a = normalize(actual);
     String e = normalize(expected);
-    // a folder's index page is also the folder: docs/m1/index.md is served at docs/m1/
-    return endsWith(a, e) || endsWith(withoutIndex(a), withoutIndex(e));
+    // a folder's index page is also the folder: docs/m1/index.md is served at docs/m1/; a Docusaurus
+    // page's address drops its file's number prefixes: docs/m1/01-intro.md is served at docs/m1/intro
+    return endsWith(a, e) || endsWith(withoutIndex(a), withoutIndex(e))
+        || endsWith(withoutIndex(unnumbered(a)), withoutIndex(unnumbered(e)));
+  }
+
+  private static String unnumbered(String path) {
+    return DocusaurusPath.withoutNumberPrefixes(path);
   }
 
   private static boolean endsWith(String actual, String expected) {

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  * {@code index.md}, {@code README.md} and a file named like its folder are the folder's own page.
  * A site's {@code blog/} and {@code src/pages/} follow the blog's and the pages' rules.
  */
-final class DocusaurusPath {
+public final class DocusaurusPath {
 
   // Docusaurus' DefaultNumberPrefixParser: "01-intro" and "003 - intro", but not "2021-11-notes" or "7.0-notes"
   private static final Pattern IGNORED_PREFIX = Pattern.compile("^\\d+[-_.]\\d+.*");
@@ -104,6 +104,14 @@ final class DocusaurusPath {
     }
     Matcher prefixed = NUMBER_PREFIX.matcher(name);
     return prefixed.matches() ? prefixed.group(1) : name;
+  }
+
+  /**
+   * {@code path} with Docusaurus' number prefix dropped from each of its parts ("docs/01-basics/02-setup"
+   * is "docs/basics/setup"), as Docusaurus drops them from a page's address.
+   */
+  public static String withoutNumberPrefixes(String path) {
+    return stripAll(path);
   }
 
   private static String stripAll(String dir) {

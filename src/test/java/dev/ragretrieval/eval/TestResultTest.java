@@ -39,7 +39,8 @@ class TestResultTest {
   }
 
   @Test
-  @DisplayName("a string names a chunk id, a source, source#section, a section title or a page title")
+  @DisplayName("a string names a chunk id, a source, source#section, a section title or a page title; a source"
+      + " matches without Docusaurus' number prefixes, and the chunk's document_id")
   void stringForms() {
     JsonObject chunk = new JsonObject().put("chunk_id", "c7").put("source_url", "https://book.example.org/docs/m4/gait/")
         .put("page_title", "Bipedal Locomotion").put("section", "The Zero Moment Point");
@@ -47,6 +48,17 @@ class TestResultTest {
         "bipedal locomotion")).allSatisfy(form -> assertThat(Expected.of(form).matches(chunk)).as(form).isTrue());
     assertThat(List.of("c8", "gait#Capture Point", "docs/m4", "Locomotion", "Zero Moment Point"))
         .allSatisfy(form -> assertThat(Expected.of(form).matches(chunk)).as(form).isFalse());
+    // a Docusaurus page's address drops its file's number prefixes; a folder ingested with --base-url
+    // keeps the file's path as the chunk's document_id
+    JsonObject served = new JsonObject().put("source_url", "https://book.example.org/docs/m1/setup")
+        .put("section", "Install");
+    assertThat(Expected.of("docs/m1/02-setup#Install").matches(served)).isTrue();
+    assertThat(Expected.of("docs/m1/03-usage").matches(served)).isFalse();
+    JsonObject based = new JsonObject().put("source_url", "https://book.example.org/book/m1/setup")
+        .put("section", "Install").put("metadata", new JsonObject().put("document_id", "docs/01-m1/02-setup"));
+    assertThat(Expected.of(new JsonObject().put("source_url", "docs/01-m1/02-setup.md")).matches(based)).isTrue();
+    assertThat(Expected.of("docs/01-m1/02-setup#Install").matches(based)).isTrue();
+    assertThat(Expected.of("docs/01-m1/03-usage").matches(based)).isFalse();
   }
 
   @Test
