@@ -370,12 +370,15 @@ public final class SiteCrawler implements AutoCloseable {
     private final List<Runnable> pausedLanes = new ArrayList<>();
     /** A page's HTML by its URL: fetched, or read from a built site's file. */
     private final java.util.function.Function<String, Future<String>> source;
-    /** What a page read at a URL is stored as (the URL itself, but for a built site's page without an address). */
+    /**
+     * What a built site's page read at a URL is stored as (its sitemap address, or its path in the
+     * folder); null for a site's pages, stored at their URL.
+     */
     private final java.util.function.UnaryOperator<String> address;
 
     private Stream(List<String> urls, Map<String, String> fetched, boolean capped, List<Failure> failed,
         List<String> disallowed) {
-      this(urls, fetched, capped, failed, disallowed, SiteCrawler.this::fetchPage, HtmlReader::canonical);
+      this(urls, fetched, capped, failed, disallowed, SiteCrawler.this::fetchPage, null);
     }
 
     private Stream(List<String> urls, Map<String, String> fetched, boolean capped, List<Failure> failed,
@@ -472,15 +475,16 @@ public final class SiteCrawler implements AutoCloseable {
       (crawled != null ? Future.succeededFuture(crawled) : source.apply(url))
           .compose(html -> vertx.executeBlocking(() -> {
             String original = HtmlReader.originalOf(url, html);
-            return original != null && inRun.contains(original) ? null : SourcePage.html(url, html, address.apply(url));
+            return original != null && inRun.contains(original) ? null
+                : address == null ? SourcePage.html(url, html) : SourcePage.html(url, html, address.apply(url));
           }, false))
           .onComplete(done -> {
             boolean pause = false;
             if (done.failed()) {
               ServiceException error = ServiceException.from(done.cause());
-              failures.add(new Failure(address.apply(url), error.getMessage(), error.retryable()));
+              failures.add(new Failure(shown(url), error.getMessage(), error.retryable()));
             } else if (done.result() == null) {
-              duplicates.add(address.apply(url));
+              duplicates.add(shown(url));
             } else {
               synchronized (this) {
                 ready.addLast(done.result());
@@ -495,6 +499,11 @@ public final class SiteCrawler implements AutoCloseable {
               fetchNext();
             }
           });
+    }
+
+    /** How the run names a page it did not store: its URL as listed (which need not be a valid one), or its address. */
+    private String shown(String url) {
+      return address == null ? url : address.apply(url);
     }
 
     private void laneDone() {

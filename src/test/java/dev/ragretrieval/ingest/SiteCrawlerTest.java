@@ -84,6 +84,7 @@ class SiteCrawlerTest {
               <url><loc>%1$s/docs/charset</loc></url>
               <url><loc>%1$s/files/manual.pdf</loc></url>
               <url><loc>%1$s/docs/untyped</loc></url>
+              <url><loc>%1$s/docs/no page</loc></url>
             </urlset>""".formatted(base));
         case "/docs/charset" -> req.response().putHeader("content-type", "Text/HTML; charset=UTF-8").end(sim);
         case "/files/manual.pdf" -> req.response().putHeader("content-type", "application/pdf")
@@ -247,21 +248,23 @@ class SiteCrawlerTest {
   }
 
   @Test
-  @DisplayName("a listed PDF is not read as a page: it fails for good, named with its type; HTML with a charset"
-      + " and a page without a Content-Type are read")
+  @DisplayName("a listed PDF is not read as a page: it fails for good, named with its type; so does what is no URL,"
+      + " named as the sitemap writes it; HTML with a charset and a page without a Content-Type are read")
   void nonHtmlIsNotAPage(VertxTestContext test) {
     List<Page> taken = new java.util.ArrayList<>();
     crawler.crawl(base + "/mixed.xml").compose(result -> {
       test.verify(() -> {
         assertThat(result.pages()).extracting(Page::pageTitle).containsExactly("Sim to Real", "Nodes and Topics");
-        assertThat(result.failures()).containsExactly(base + "/files/manual.pdf: fetching " + base
-            + "/files/manual.pdf answered application/pdf: not a page of HTML or text, so it is not ingested");
-        assertThat(result.failed()).singleElement().satisfies(f -> assertThat(f.retryable()).isFalse());
+        assertThat(result.failures()).containsExactlyInAnyOrder(base + "/files/manual.pdf: fetching " + base
+            + "/files/manual.pdf answered application/pdf: not a page of HTML or text, so it is not ingested",
+            base + "/docs/no page: not a valid URL: " + base + "/docs/no page");
+        assertThat(result.failed()).allSatisfy(f -> assertThat(f.retryable()).isFalse());
       });
       return crawler.stream(base + "/mixed.xml");
     }).compose(stream -> drain(stream, taken).map(stream)).onComplete(test.succeeding(stream -> test.verify(() -> {
       assertThat(taken).extracting(Page::pageTitle).containsExactlyInAnyOrder("Sim to Real", "Nodes and Topics");
-      assertThat(stream.failed()).singleElement().satisfies(f -> assertThat(f.url()).endsWith("/files/manual.pdf"));
+      assertThat(stream.failed()).extracting(SiteCrawler.Failure::url)
+          .containsExactlyInAnyOrder(base + "/files/manual.pdf", base + "/docs/no page");
       assertThat(stream.alsoPresent()).isEmpty(); // gone for good: a mirroring run removes what an older run stored
       test.completeNow();
     })));
