@@ -300,17 +300,19 @@ public final class IngestCommand implements Callable<Integer> {
     if (Files.isRegularFile(path) && BuiltSite.isSitemap(path.getFileName().toString())) {
       return new Local(List.of(), BuiltSite.ofSitemap(path, baseUrl));
     }
-    if (Files.isDirectory(path) && BuiltSite.listsItsPages(path)) {
-      // a build may hold a Markdown copy of each page for language models, at paths of its own
-      // (Retype, Vocs' assets/md/, Fumadocs' llms.mdx/): the pages its sitemap lists are the site
-      BuiltSite built = BuiltSite.read(path, baseUrl);
-      if (built != null && built.listing() == BuiltSite.Listing.SITEMAP) {
-        return new Local(List.of(), built);
-      }
+    boolean folder = Files.isDirectory(path);
+    // a build may hold a Markdown copy of each page for language models, at paths of its own
+    // (Retype, Vocs' assets/md/, Fumadocs' llms.mdx/): the pages its sitemap lists are the site
+    BuiltSite built = folder && BuiltSite.listsItsPages(path) ? BuiltSite.read(path, baseUrl) : null;
+    if (built != null && built.listing() == BuiltSite.Listing.SITEMAP) {
+      return new Local(List.of(), built);
     }
     // a Sphinx build's _sources/ holds copies of its sources: its HTML pages are the site
-    List<Page> pages = Files.isDirectory(path) && BuiltSite.sphinxOutput(path) ? List.of() : readFolder(path);
-    return new Local(pages, pages.isEmpty() && Files.isDirectory(path) ? BuiltSite.read(path, baseUrl) : null);
+    List<Page> pages = folder && BuiltSite.sphinxOutput(path) ? List.of() : readFolder(path);
+    if (!pages.isEmpty() || !folder) {
+      return new Local(pages, null);
+    }
+    return new Local(pages, built != null ? built : BuiltSite.read(path, baseUrl));
   }
 
   private List<Page> readFolder(Path path) throws IOException {
