@@ -6,6 +6,7 @@ import dev.ragretrieval.observability.RagMetrics;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.core.json.jackson.JacksonCodec;
@@ -14,8 +15,8 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.Locale;
 
 /**
- * A JSON request body: {@link #create} is the filter that lets only a JSON media type on (415
- * otherwise); {@link #of} decodes the body the route's BodyHandler read, as the first step of the
+ * A JSON request body: {@link #create} is the filter that lets only an uncompressed JSON media
+ * type on (415 otherwise); {@link #of} decodes the body the route's BodyHandler read, as the first step of the
  * route's chain, so a body error is answered like any later step's error.
  */
 final class JsonBody implements Handler<RoutingContext> {
@@ -43,12 +44,27 @@ final class JsonBody implements Handler<RoutingContext> {
   public void handle(RoutingContext ctx) {
     MIMEHeader type = ctx.parsedHeaders().contentType();
     String value = type == null ? "" : type.value().toLowerCase(Locale.ROOT);
-    if (value.equals("application/json") || (value.startsWith("application/") && value.endsWith("+json"))) {
-      ctx.next();
+    if (!value.equals("application/json") && !(value.startsWith("application/") && value.endsWith("+json"))) {
+      Exchange.of(ctx, metrics).fail(new ServiceException(ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+          "the request body must be JSON (Content-Type: application/json)"));
       return;
     }
-    Exchange.of(ctx, metrics).fail(new ServiceException(ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-        "the request body must be JSON (Content-Type: application/json)"));
+    String coding = ctx.request().getHeader(HttpHeaders.CONTENT_ENCODING);
+    if (coding != null && !coding.isBlank() && !coding.strip().equalsIgnoreCase("identity")) {
+      // compressed bytes would otherwise be read as text and refused as "not valid UTF-8"; RFC 9110
+      // (15.5.16) answers a content coding the server does not read with 415 and Accept-Encoding
+      ctx.response().putHeader(HttpHeaders.ACCEPT_ENCODING, "identity");
+      Exchange.of(ctx, metrics).fail(new ServiceException(ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+          "the request body must not be compressed (Content-Encoding: " + shown(coding) + "); send it as plain JSON"));
+      return;
+    }
+    ctx.next();
+  }
+
+  /** A client's header value as an error message shows it: short enough to read. */
+  private static String shown(String value) {
+    String strip = value.strip();
+    return strip.length() <= 40 ? strip : strip.substring(0, 40) + "...";
   }
 
   /** The body as a JSON object, or INVALID_REQUEST saying what is wrong with it. */

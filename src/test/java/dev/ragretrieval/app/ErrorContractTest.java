@@ -13,11 +13,15 @@ import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.junit5.VertxExtension;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -165,6 +169,27 @@ class ErrorContractTest {
     HttpResponse<Buffer> form = await(stack.client.post("/v1/context")
         .putHeader("Content-Type", "application/x-www-form-urlencoded").sendBuffer(Buffer.buffer("query=nodes")));
     assertError(form, 415, "UNSUPPORTED_MEDIA_TYPE");
+  }
+
+  @Test
+  @DisplayName("415 UNSUPPORTED_MEDIA_TYPE with Accept-Encoding for a compressed body; identity passes")
+  void compressedBody(Vertx vertx) throws IOException {
+    start(vertx, Map.of());
+    ByteArrayOutputStream gzipped = new ByteArrayOutputStream();
+    try (GZIPOutputStream out = new GZIPOutputStream(gzipped)) {
+      out.write("{\"query\": \"nodes\"}".getBytes(StandardCharsets.UTF_8));
+    }
+    HttpResponse<Buffer> response = await(stack.client.post("/v1/retrieve")
+        .putHeader("Content-Type", "application/json").putHeader("Content-Encoding", "gzip")
+        .sendBuffer(Buffer.buffer(gzipped.toByteArray())));
+    assertError(response, 415, "UNSUPPORTED_MEDIA_TYPE");
+    assertThat(response.getHeader("Accept-Encoding")).isEqualTo("identity");
+    assertThat(response.bodyAsJsonObject().getJsonObject("error").getString("message")).contains("Content-Encoding: gzip");
+
+    HttpResponse<Buffer> identity = await(stack.client.post("/v1/retrieve")
+        .putHeader("Content-Type", "application/json").putHeader("Content-Encoding", "identity")
+        .sendBuffer(Buffer.buffer("{\"query\": \"nodes\"}")));
+    assertThat(identity.statusCode()).isEqualTo(200);
   }
 
   @Test
