@@ -16,6 +16,8 @@ import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -243,12 +245,13 @@ public final class IngestCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(),
           "--crawl starts from a page URL (a sitemap lists its pages already; a folder holds them)");
     }
-    if (crawl) {
-      try {
-        SiteCrawler.crawlScope(source);
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), "not a valid URL: " + source);
-      }
+    if (source.matches("(?i)https?://.*") && !validUrl(source)) {
+      throw new ParameterException(spec.commandLine(), "not a valid URL (http(s)://host/path): " + source);
+    }
+    if (!source.matches("(?i)https?://.*") && source.matches("[A-Za-z][A-Za-z0-9+.-]+://.*")) {
+      // read as a folder it would be "missing", which hides the real mistake
+      throw new ParameterException(spec.commandLine(),
+          "not an http(s) URL: " + source + " (ingest reads http(s) URLs, folders and page files)");
     }
     if (ignoreRobots && !crawl) {
       throw new ParameterException(spec.commandLine(), "--ignore-robots goes with --crawl (a sitemap or page URL names its pages)");
@@ -279,6 +282,16 @@ public final class IngestCommand implements Callable<Integer> {
     throw new ServiceException(ErrorCode.INVALID_REQUEST,
         "'" + path + "' is neither a folder, a page file (.md, .mdx, .rst, .adoc, .ipynb, .html, ...), a built site's"
             + " sitemap.xml nor an http(s) URL");
+  }
+
+  /** An http(s) URL with a host, as the crawler and the sitemap reader take it. */
+  private static boolean validUrl(String url) {
+    try {
+      URI uri = new URI(url.strip());
+      return uri.getHost() != null && !uri.getHost().isEmpty();
+    } catch (URISyntaxException e) {
+      return false;
+    }
   }
 
   /** The same folder however it is spelled (./docs, docs/, a symlink): the identity a re-ingest matches. */

@@ -201,8 +201,8 @@ class MainTest {
 
   @Test
   @DisplayName("ingest --crawl: the pages that links lead to from a page, mirrored like a sitemap, robots.txt obeyed"
-      + " unless --ignore-robots; with a folder, a sitemap or --max-pages 0 it is a usage error, and so is"
-      + " --ignore-robots without --crawl")
+      + " unless --ignore-robots; with a folder, a sitemap or --max-pages 0 it is a usage error, and so are"
+      + " --ignore-robots without --crawl, a URL without a host and a scheme other than http(s)")
   void crawl() throws Exception {
     assertThat(run("ingest", work.toString(), "--crawl").code()).isEqualTo(2);
     assertThat(run("ingest", "http://127.0.0.1:1/sitemap.xml", "--crawl").code()).isEqualTo(2);
@@ -212,6 +212,12 @@ class MainTest {
     Run rude = run("ingest", "http://127.0.0.1:1/sitemap.xml", "--ignore-robots");
     assertThat(rude.code()).isEqualTo(2);
     assertThat(rude.err()).contains("--ignore-robots goes with --crawl");
+    Run hostless = run("ingest", "http://");
+    assertThat(hostless.code()).isEqualTo(2);
+    assertThat(hostless.err()).contains("not a valid URL (http(s)://host/path): http://").doesNotContain("Exception");
+    Run ftp = run("ingest", "ftp://example.com/docs/");
+    assertThat(ftp.code()).isEqualTo(2);
+    assertThat(ftp.err()).contains("not an http(s) URL: ftp://example.com/docs/").doesNotContain("is missing");
 
     Map<String, String> site = new java.util.concurrent.ConcurrentHashMap<>();
     site.put("/docs/index.html", crawlPage("Garden", "<p>Notes on a small kitchen garden.</p>"
