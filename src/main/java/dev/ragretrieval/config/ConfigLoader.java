@@ -30,6 +30,8 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -105,7 +107,7 @@ public final class ConfigLoader {
         v.integer(Settings.MAX_IN_FLIGHT),
         v.millis(Settings.REQUEST_TIMEOUT),
         v.millis(Settings.SHUTDOWN_GRACE),
-        v.list(Settings.CORS_ORIGINS),
+        origins(v.list(Settings.CORS_ORIGINS)),
         edge(v, maxQueryChars),
         instances == 0 ? Http.defaultInstances() : instances);
 
@@ -301,6 +303,31 @@ public final class ConfigLoader {
       keys.put(field, list);
     }
     return Map.copyOf(keys);
+  }
+
+  /**
+   * Browser origins as a CORS check compares them: {@code *}, {@code null} (a sandboxed page's), or
+   * scheme://host[:port]. Checked here so that a typo stops the start with the setting's name, not
+   * as a failure to listen on the port.
+   */
+  private static List<String> origins(List<String> origins) {
+    for (String origin : origins) {
+      if (!origin.equals("*") && !origin.equals("null") && !isOrigin(origin)) {
+        throw new ConfigException(Settings.CORS_ORIGINS.name() + " '" + origin
+            + "' is not an origin (scheme://host[:port], such as https://docs.example.com; or *)");
+      }
+    }
+    return origins;
+  }
+
+  private static boolean isOrigin(String origin) {
+    try {
+      URI uri = new URI(origin);
+      return uri.getScheme() != null && uri.getHost() != null && uri.getUserInfo() == null
+          && uri.getRawQuery() == null && uri.getRawFragment() == null;
+    } catch (URISyntaxException e) {
+      return false;
+    }
   }
 
   private static void checkCollectionName(Setting setting, String name) {

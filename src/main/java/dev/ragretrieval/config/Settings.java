@@ -50,7 +50,7 @@ public final class Settings {
   public static final Setting BODY_LIMIT = add(integer("http.body_limit_bytes", "RAG_BODY_LIMIT_BYTES", 65536, 1024,
       64 * 1024 * 1024, "larger bodies get 413 `PAYLOAD_TOO_LARGE`"));
   public static final Setting CORS_ORIGINS = add(list("http.cors_origins", "RAG_CORS_ORIGINS", List.of("*"),
-      "allowed browser origins"));
+      "allowed browser origins: `*`, or each as scheme://host[:port] (`https://docs.example.com`)"));
   public static final Setting MAX_CONNECTIONS = add(integer("http.max_connections", "RAG_MAX_CONNECTIONS", 4096, 1,
       1_000_000, "open connections; at the cap a new one closes the longest-idle one (see \"Limits at the HTTP edge\")"));
   public static final Setting CONNECTION_RESERVE = add(integer("http.connection_reserve", null, 64, 0, 100_000,

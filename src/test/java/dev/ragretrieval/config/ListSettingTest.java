@@ -36,4 +36,19 @@ class ListSettingTest {
     assertThatThrownBy(() -> ConfigLoader.fromJson(new JsonObject().put("security", new JsonObject().put("api_keys", ",")),
         Map.of())).isInstanceOf(ConfigException.class).hasMessageStartingWith("security.api_keys is set but names nothing");
   }
+
+  @Test
+  @DisplayName("RAG_CORS_ORIGINS takes *, null and scheme://host[:port]; anything else stops start-up naming the"
+      + " variable (it failed as 'cannot listen on 0.0.0.0:8080')")
+  void corsOrigins() {
+    assertThat(config(Map.of("RAG_CORS_ORIGINS", "https://docs.example.com, http://localhost:3000,null")).http()
+        .corsOrigins()).containsExactly("https://docs.example.com", "http://localhost:3000", "null");
+    assertThat(config(Map.of()).http().corsOrigins()).containsExactly("*");
+    for (String bad : new String[] {"docs.example.com", "https://*.example.com", "https://user@example.com", "https://x.com?a"}) {
+      assertThatThrownBy(() -> config(Map.of("RAG_CORS_ORIGINS", "https://ok.example.com," + bad)))
+          .isInstanceOf(ConfigException.class)
+          .hasMessage("RAG_CORS_ORIGINS '" + bad + "' is not an origin (scheme://host[:port], such as"
+              + " https://docs.example.com; or *)");
+    }
+  }
 }
