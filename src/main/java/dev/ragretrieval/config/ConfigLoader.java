@@ -159,7 +159,7 @@ public final class ConfigLoader {
       throw new ConfigException("QDRANT_CA_CERT is set but QDRANT_TLS is false; set QDRANT_TLS=true");
     }
     Qdrant qdrantConfig = new Qdrant(
-        v.optional(Settings.QDRANT_HOST),
+        v.optional(Settings.QDRANT_HOST).map(ConfigLoader::qdrantHost),
         v.integer(Settings.QDRANT_GRPC_PORT),
         v.optional(Settings.QDRANT_API_KEY),
         tls,
@@ -328,6 +328,19 @@ public final class ConfigLoader {
     } catch (URISyntaxException e) {
       return false;
     }
+  }
+
+  /**
+   * A host name or address. A URL (what Qdrant's REST clients take) would be looked up as a name and
+   * fail on every call with "cannot resolve", so it stops the start, saying where its parts go.
+   */
+  private static String qdrantHost(String host) {
+    if (host.contains("/") || host.matches("[^:\\[\\]]+:\\d+")) {
+      throw new ConfigException(Settings.QDRANT_HOST.name() + " must be a host name or address (got '" + host
+          + "'): the port goes in " + Settings.QDRANT_GRPC_PORT.name() + " (gRPC, 6334 unless changed) and https in "
+          + Settings.QDRANT_TLS.name() + "=true");
+    }
+    return host;
   }
 
   private static void checkCollectionName(Setting setting, String name) {

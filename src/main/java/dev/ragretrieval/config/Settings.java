@@ -70,8 +70,8 @@ public final class Settings {
 
   // --- Qdrant ---
   public static final Setting QDRANT_HOST = add(optional("qdrant.host", "QDRANT_HOST",
-      "Qdrant host; unset = embedded vector store. A name with several addresses (a headless Service) gets its"
-          + " searches spread over all of them"));
+      "Qdrant host name or address (not a URL: the port is QDRANT_GRPC_PORT); unset = embedded vector store. A name"
+          + " with several addresses (a headless Service) gets its searches spread over all of them"));
   public static final Setting QDRANT_GRPC_PORT = add(integer("qdrant.grpc_port", "QDRANT_GRPC_PORT", 6334, 1, 65535,
       "Qdrant gRPC port"));
   public static final Setting QDRANT_API_KEY = add(secret("qdrant.api_key", "QDRANT_API_KEY",
