@@ -58,7 +58,9 @@ public final class SampleBook {
     Ingestor ingestor = new Ingestor(vertx, store, embedder, Progress.log(LOG, "sample book"));
     Ingestor.Options options = Ingestor.Options.of(config.qdrant().collection(), false,
         config.retrieval().filterKeys());
-    return vertx.executeBlocking(SampleBook::pages, false)
+    // a folder it cannot write fails here, before the book is embedded for nothing
+    return store.checkWritable(config.qdrant().collection())
+        .compose(writable -> vertx.executeBlocking(SampleBook::pages, false))
         .compose(pages -> ingestor.ingest(pages, options))
         .compose(summary -> {
           if (!summary.ok()) {

@@ -21,6 +21,8 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -252,7 +254,7 @@ public final class EmbeddedVectorStore implements VectorStore {
         Files.delete(probe);
       } catch (IOException e) {
         throw new ServiceException(ErrorCode.CONNECTION_ERROR,
-            "cannot write the embedded store's folder " + collectionsDir + " (RAG_DATA_DIR): " + e.getMessage());
+            "cannot write the embedded store's folder " + collectionsDir + " (RAG_DATA_DIR): " + reason(e));
       }
       Path index = collectionsDir.resolve(collection).resolve("index");
       if (Files.isDirectory(index)) {
@@ -266,6 +268,25 @@ public final class EmbeddedVectorStore implements VectorStore {
       }
       return null;
     });
+  }
+
+  private static ServiceException filesFailed(Throwable cause) {
+    return new ServiceException(ErrorCode.CONNECTION_ERROR, "the embedded vector store cannot read or write its files"
+        + (cause instanceof IOException io ? " (RAG_DATA_DIR): " + reason(io) : ""));
+  }
+
+  /** What went wrong with a file or folder, in words and without a class name: the JDK's exceptions carry only the path. */
+  private static String reason(IOException e) {
+    if (e instanceof AccessDeniedException denied) {
+      return "permission denied on " + denied.getFile();
+    }
+    if (e instanceof NoSuchFileException missing) {
+      return missing.getFile() + " does not exist and cannot be created";
+    }
+    if (e instanceof FileSystemException fs && fs.getReason() != null) {
+      return fs.getFile() + ": " + fs.getReason();
+    }
+    return e.toString();
   }
 
   @Override
@@ -399,12 +420,10 @@ public final class EmbeddedVectorStore implements VectorStore {
           throw e; // a bug of ours: INTERNAL
         }
         LOG.warn("embedded vector store {} failed: {}", operation, e.toString());
-        throw new ServiceException(ErrorCode.CONNECTION_ERROR,
-            "the embedded vector store cannot read or write its files");
+        throw filesFailed(e.getCause());
       } catch (Exception e) {
         LOG.warn("embedded vector store {} failed: {}", operation, e.toString());
-        throw new ServiceException(ErrorCode.CONNECTION_ERROR,
-            "the embedded vector store cannot read or write its files");
+        throw filesFailed(e);
       }
     }, false)));
   }
