@@ -148,6 +148,13 @@ public final class HtmlReader {
   private static final Evaluator TEX_SOURCE = QueryParser.parse("annotation[encoding=application/x-tex]");
   private static final Evaluator DOCSIFY = QueryParser.parse("script:containsData($docsify)");
   private static final Evaluator GENERATOR = QueryParser.parse("meta[name=generator][content]");
+  /**
+   * rustdoc's controls in an API page's text: the version and source links beside each item
+   * ("1.0.0 · source"), the fold toggles ("[−]", "Expand description"), the playground's "Run" link
+   * under every example, and the "ⓘ" tooltips (notable traits, "this example panics").
+   */
+  private static final Evaluator RUSTDOC_NOISE = QueryParser.parse(".rightside, .out-of-band, .since, .srclink, "
+      + "summary.hideme, #toggle-all-docs, a.test-arrow, .notable-traits, .tooltip, .information");
   private static final Evaluator SCRIPT_SRC = QueryParser.parse("script[src]");
   private static final Evaluator HONKIT_ACTIVE = QueryParser.parse("ul.summary li.chapter.active");
   private static final Evaluator HONKIT_PART = QueryParser.parse("ul.summary > li.header");
@@ -212,6 +219,9 @@ public final class HtmlReader {
     }
     content = content.clone();
     content.select(NOISE).remove();
+    if (isRustdoc(doc)) {
+      content.select(RUSTDOC_NOISE).remove();
+    }
     dropHeadingAnchors(content);
     dropPagers(content);
     katexAsTex(content);
@@ -640,6 +650,11 @@ public final class HtmlReader {
    * {@code <root>assets/}. The last two are common folder names, so only on a page whose generator
    * says it is one of them.
    */
+  private static boolean isRustdoc(Document doc) {
+    Element generator = doc.selectFirst(GENERATOR);
+    return generator != null && generator.attr("content").strip().equals("rustdoc");
+  }
+
   private static String assetRoot(Document doc) {
     Element generator = doc.selectFirst(GENERATOR);
     String name = generator == null ? "" : generator.attr("content").strip();

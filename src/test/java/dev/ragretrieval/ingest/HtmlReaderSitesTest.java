@@ -224,6 +224,37 @@ class HtmlReaderSitesTest {
   }
 
   @Test
+  @DisplayName("rustdoc: an API page's text without its controls (version and source links, fold toggles, the"
+      + " examples' Run links, tooltips); the same markup from another generator keeps them")
+  void rustdocControls() {
+    String body = "<body class=\"rustdoc struct\"><main><section id=\"main-content\" class=\"content\">"
+        + "<div class=\"main-heading\"><h1 class=\"fqn\">Struct std::vec::Vec</h1><span class=\"out-of-band\">"
+        + "<span class=\"since\" title=\"Stable since Rust version 1.0.0\">1.0.0</span> \u00b7 <a class=\"srclink\""
+        + " href=\"../src/vec.rs.html\">source</a> \u00b7 <a id=\"toggle-all-docs\" href=\"javascript:void(0)\">[<span"
+        + " class=\"inner\">\u2212</span>]</a></span></div><details class=\"rustdoc-toggle top-doc\" open><summary"
+        + " class=\"hideme\"><span>Expand description</span></summary><div class=\"docblock\"><p>A contiguous growable"
+        + " array type.</p><h2 id=\"examples\">Examples</h2><div class=\"example-wrap\"><pre class=\"rust\"><code>let v"
+        + " = Vec::new();</code></pre><a class=\"test-arrow\" href=\"https://play.rust-lang.org/\">Run</a></div><div"
+        + " class=\"information\"><div class=\"tooltip should_panic\">\u24d8</div></div><pre><code>v[10];</code></pre>"
+        + "</div></details><h2 id=\"implementations\">Implementations</h2><details class=\"rustdoc-toggle\" open><summary>"
+        + "<section id=\"impl\" class=\"impl\"><span class=\"rightside\"><a class=\"srclink\" href=\"#\">source</a>"
+        + "</span><h3 class=\"code-header\">impl&lt;T&gt; Vec&lt;T&gt;</h3></section></summary><div class=\"impl-items\">"
+        + "<section id=\"method.new\" class=\"method\"><span class=\"rightside\"><span class=\"since\">const: 1.39.0"
+        + "</span> \u00b7 <a class=\"srclink\" href=\"#\">source</a></span><h4 class=\"code-header\">pub const fn new()"
+        + " -&gt; Vec&lt;T&gt;<span class=\"notable-traits\"><span class=\"notable-traits-tooltip\">\u24d8<span>Notable"
+        + " traits for Vec&lt;u8&gt;</span></span></span></h4></section><div class=\"docblock\"><p>Constructs a new, empty"
+        + " <code>Vec&lt;T&gt;</code>.</p></div></div></details></section></main></body></html>";
+    String rustdoc = text(HtmlReader.read("https://doc.rust-lang.org/std/vec/struct.Vec.html",
+        "<html><head><meta name=\"generator\" content=\"rustdoc\"><title>Vec in std::vec - Rust</title></head>" + body));
+    assertThat(rustdoc).contains("A contiguous growable array type.", "let v = Vec::new();", "v[10];",
+            "pub const fn new() -> Vec<T>", "Constructs a new, empty Vec<T>.")
+        .doesNotContain("source", "Run", "\u24d8", "Expand description", "1.0.0", "1.39.0", "\u2212", "Notable traits");
+    String other = text(HtmlReader.read("https://example.org/docs/vec.html",
+        "<html><head><title>Vec</title></head>" + body));
+    assertThat(other).contains("1.39.0", "Notable traits");
+  }
+
+  @Test
   @DisplayName("text that runs straight into a block (a minified page: <li>Parent<ul>) stays a word apart from it")
   void minifiedBlocks() {
     String html = "<html><head><title>Lists | Book</title></head><body><main><h1>Lists</h1><h2>Sensors</h2>"
