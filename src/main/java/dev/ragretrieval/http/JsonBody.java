@@ -16,8 +16,8 @@ import java.util.Locale;
 
 /**
  * A JSON request body: {@link #create} is the filter that lets only an uncompressed JSON media
- * type on (415 otherwise); {@link #of} decodes the body the route's BodyHandler read, as the first step of the
- * route's chain, so a body error is answered like any later step's error.
+ * type on (415 otherwise); {@link #of} decodes the body the route's BodyHandler read, as the first
+ * step of the route's chain, so a body error is answered like any later step's error.
  */
 final class JsonBody implements Handler<RoutingContext> {
 

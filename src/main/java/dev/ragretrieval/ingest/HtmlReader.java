@@ -644,17 +644,17 @@ public final class HtmlReader {
     }
   }
 
+  private static boolean isRustdoc(Document doc) {
+    Element generator = doc.selectFirst(GENERATOR);
+    return generator != null && generator.attr("content").strip().equals("rustdoc");
+  }
+
   /**
    * The site's root from where its generator keeps its scripts: Next.js (Nextra) below
    * {@code <root>_next/static/}, Rspress below {@code <root>static/js/}, VuePress below
    * {@code <root>assets/}. The last two are common folder names, so only on a page whose generator
    * says it is one of them.
    */
-  private static boolean isRustdoc(Document doc) {
-    Element generator = doc.selectFirst(GENERATOR);
-    return generator != null && generator.attr("content").strip().equals("rustdoc");
-  }
-
   private static String assetRoot(Document doc) {
     Element generator = doc.selectFirst(GENERATOR);
     String name = generator == null ? "" : generator.attr("content").strip();

@@ -36,7 +36,7 @@ class SampleBookUnwritableTest {
     Path dataDir = Path.of("/proc/self/rag-retrieval-data");
     load(vertx, test, dataDir, message -> assertThat(message)
         .isEqualTo("cannot write the embedded store's folder " + dataDir.resolve("collections")
-            + " (RAG_DATA_DIR): " + dataDir + " does not exist and cannot be created"));
+            + " (RAG_DATA_DIR): no such file or folder: " + dataDir));
   }
 
   @Test

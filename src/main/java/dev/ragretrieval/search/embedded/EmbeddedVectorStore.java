@@ -281,12 +281,12 @@ public final class EmbeddedVectorStore implements VectorStore {
       return "permission denied on " + denied.getFile();
     }
     if (e instanceof NoSuchFileException missing) {
-      return missing.getFile() + " does not exist and cannot be created";
+      return "no such file or folder: " + missing.getFile();
     }
     if (e instanceof FileSystemException fs && fs.getReason() != null) {
       return fs.getFile() + ": " + fs.getReason();
     }
-    return e.toString();
+    return e.getMessage() == null ? "an input/output error" : e.getMessage();
   }
 
   @Override
