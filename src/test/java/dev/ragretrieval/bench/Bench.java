@@ -520,6 +520,22 @@ public final class Bench {
         realisticRow("repeated questions" + of, 64, false, service, peer, loopRows, ratios);
         realisticRow("repeated questions" + of, 256, false, service, peer, loopRows, ratios);
       }
+      // bench.serviceRestarts: new questions at 64 clients again, each time from a new service process
+      // (the stand-ins and the peer keep running), to tell what a process brings from what a run does
+      int restarts = Integer.getInteger("bench.serviceRestarts", 0);
+      for (int restart = 1; restart <= restarts; restart++) {
+        stopService();
+        startService(jar, out.resolve("service-" + restart + ".log"), SERVICE_PORT, settings);
+        service = this.service;
+        if (peer != null) {
+          warmUpInTurns(round, peer);
+        } else {
+          measure(service, SERVICE_PORT);
+          warmUp(round);
+        }
+        realisticRow("new questions, service process " + (restart + 1), 64, true, service, peer, loopRows,
+            new LinkedHashMap<>());
+      }
       if (repeats > 1 && peer != null) {
         realisticRows.add("");
         realisticRows.add("Ratios of the " + repeats + " repeats, in the order measured, and their median (attempts"
