@@ -524,6 +524,17 @@ public final class Bench {
       // (the stand-ins and the peer keep running), to tell what a process brings from what a run does
       int restarts = Integer.getInteger("bench.serviceRestarts", 0);
       for (int restart = 1; restart <= restarts; restart++) {
+        if (profile != null && Boolean.getBoolean("bench.perf")) {
+          // each process's own perf recording, to set a cheap process's beside a dear one's (the last
+          // process is recorded below, as realistic-new-64)
+          measure(service, SERVICE_PORT);
+          Files.createDirectories(Path.of(profile));
+          Round fresh = () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2));
+          if (restart == 1) {
+            fresh.run(); // its last rows were repeated questions (see below)
+          }
+          perf(profile, "realistic-new-64-process-" + restart, fresh);
+        }
         stopService();
         startService(jar, out.resolve("service-" + restart + ".log"), SERVICE_PORT, settings);
         service = this.service;
