@@ -536,7 +536,7 @@ public final class Bench {
           perf(profile, "realistic-new-64-process-" + restart, fresh);
         }
         stopService();
-        startService(jar, out.resolve("service-" + restart + ".log"), SERVICE_PORT, settings);
+        startService(jar, out.resolve("service-" + (restart + 1) + ".log"), SERVICE_PORT, settings);
         service = this.service;
         if (peer != null) {
           warmUpInTurns(round, peer);
