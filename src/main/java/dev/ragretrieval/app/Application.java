@@ -185,8 +185,10 @@ public final class Application {
         .andThen(loaded -> parts.retrieval().storeChanged())
         .<Void>mapEmpty()
         .recover(failure -> {
-          // not fatal: the service still starts and readiness reports the empty collection
-          LOG.warn("the sample book was not loaded: {}", ServiceException.from(failure).getMessage());
+          // not fatal: the service still starts and readiness reports the empty collection, and why
+          String problem = ServiceException.from(failure).getMessage();
+          LOG.warn("the sample book was not loaded: {}", problem);
+          readiness.sampleBookFailed(problem);
           return Future.succeededFuture();
         });
   }

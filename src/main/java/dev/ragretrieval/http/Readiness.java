@@ -38,6 +38,8 @@ public final class Readiness {
   private final AppConfig.Embedding embedding;
   /** Why the service is not ready whatever the store says (e.g. the sample book is still loading); null when none. */
   private volatile String startingUp;
+  /** Why the bundled sample book could not be loaded at start-up; said beside a missing collection. */
+  private volatile String sampleBookProblem;
 
   public Readiness(VectorStore store, EmbeddingProvider provider, AppConfig config) {
     this.store = store;
@@ -60,6 +62,11 @@ public final class Readiness {
 
   public void started() {
     startingUp = null;
+  }
+
+  /** The start-up's sample book failed: a missing default collection is reported with this reason. */
+  public void sampleBookFailed(String problem) {
+    sampleBookProblem = problem;
   }
 
   public Future<Report> check() {
@@ -109,7 +116,9 @@ public final class Readiness {
     JsonArray checks = new JsonArray();
     String reason;
     if (failure instanceof ServiceException e && e.code() == ErrorCode.COLLECTION_NOT_FOUND) {
-      reason = "collection '" + collection + "' does not exist";
+      String book = sampleBookProblem;
+      reason = "collection '" + collection + "' does not exist"
+          + (book == null ? "" : " (the sample book was not loaded: " + book + ")");
       checks.add(check("vector_store", null)).add(check("collection", reason).put("collection", collection));
     } else {
       reason = failure instanceof ServiceException e

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.ragretrieval.config.AppConfig;
 import dev.ragretrieval.config.ConfigLoader;
 import dev.ragretrieval.embedding.EmbeddingProviders;
+import dev.ragretrieval.error.ErrorCode;
+import dev.ragretrieval.error.ServiceException;
 import dev.ragretrieval.observability.RagMetrics;
 import dev.ragretrieval.search.CollectionInfo;
 import dev.ragretrieval.search.VectorStore;
@@ -59,6 +61,27 @@ class ReadinessProbeTest {
           assertThat(report.up()).isFalse();
           assertThat(report.reason()).isEqualTo("the vector store did not answer within 2000 ms");
           assertThat(calls).containsExactly(0, 1);
+          test.completeNow();
+        })));
+  }
+
+  @Test
+  @DisplayName("a missing collection whose sample book failed at start-up: DOWN, and the reason says why")
+  void sampleBookFailed(Vertx vertx, VertxTestContext test, @TempDir Path dataDir) {
+    AppConfig config = config(dataDir);
+    VectorStore store = store(new CopyOnWriteArrayList<>(), n -> Future.failedFuture(new ServiceException(
+        ErrorCode.COLLECTION_NOT_FOUND, "collection 'textbook_chunks' does not exist")));
+    Readiness readiness = readiness(vertx, store, config);
+    inContext(vertx, readiness::check)
+        .compose(before -> {
+          test.verify(() -> assertThat(before.reason()).isEqualTo("collection 'textbook_chunks' does not exist"));
+          readiness.sampleBookFailed("cannot write the embedded store's folder /data/collections (RAG_DATA_DIR)");
+          return inContext(vertx, readiness::check);
+        })
+        .onComplete(test.succeeding(report -> test.verify(() -> {
+          assertThat(report.up()).isFalse();
+          assertThat(report.reason()).isEqualTo("collection 'textbook_chunks' does not exist (the sample book was not"
+              + " loaded: cannot write the embedded store's folder /data/collections (RAG_DATA_DIR))");
           test.completeNow();
         })));
   }
