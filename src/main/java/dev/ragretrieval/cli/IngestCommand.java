@@ -241,14 +241,15 @@ public final class IngestCommand implements Callable<Integer> {
 
   /** A URL, an existing folder or page file (Markdown, reStructuredText, a notebook); anything else fails now. */
   private Source classify() {
-    if (crawl && (!source.matches("(?i)https?://.*") || SiteCrawler.isSitemap(source))) {
+    boolean web = source.matches("(?i)https?://.*");
+    if (crawl && (!web || SiteCrawler.isSitemap(source))) {
       throw new ParameterException(spec.commandLine(),
           "--crawl starts from a page URL (a sitemap lists its pages already; a folder holds them)");
     }
-    if (source.matches("(?i)https?://.*") && !validUrl(source)) {
+    if (web && !validUrl(source)) {
       throw new ParameterException(spec.commandLine(), "not a valid URL (http(s)://host/path): " + source);
     }
-    if (!source.matches("(?i)https?://.*") && source.matches("[A-Za-z][A-Za-z0-9+.-]+://.*")) {
+    if (!web && source.matches("[A-Za-z][A-Za-z0-9+.-]+://.*")) {
       // read as a folder it would be "missing", which hides the real mistake
       throw new ParameterException(spec.commandLine(),
           "not an http(s) URL: " + source + " (ingest reads http(s) URLs, folders and page files)");
@@ -259,7 +260,7 @@ public final class IngestCommand implements Callable<Integer> {
     if (maxPages < 1) {
       throw new ParameterException(spec.commandLine(), "--max-pages must be at least 1, got " + maxPages);
     }
-    if (source.matches("(?i)https?://.*")) {
+    if (web) {
       boolean sitemap = SiteCrawler.isSitemap(source);
       return new Source(source, true, sitemap || crawl);
     }

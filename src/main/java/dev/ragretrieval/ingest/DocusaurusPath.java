@@ -64,7 +64,7 @@ public final class DocusaurusPath {
     if (slug != null && slug.startsWith("/")) {
       route = slug;
     } else {
-      String dirRoute = "/" + (parseNumberPrefixes ? stripAll(dir) : dir) + (dir.isEmpty() ? "" : "/");
+      String dirRoute = "/" + (parseNumberPrefixes ? withoutNumberPrefixes(dir) : dir) + (dir.isEmpty() ? "" : "/");
       if (slug == null && categoryIndex(fileName, dir)) {
         route = dirRoute;
       } else {
@@ -111,12 +111,8 @@ public final class DocusaurusPath {
    * is "docs/basics/setup"), as Docusaurus drops them from a page's address.
    */
   public static String withoutNumberPrefixes(String path) {
-    return stripAll(path);
-  }
-
-  private static String stripAll(String dir) {
     List<String> parts = new ArrayList<>();
-    for (String part : dir.split("/")) {
+    for (String part : path.split("/")) {
       parts.add(strip(part));
     }
     return String.join("/", parts);

@@ -618,12 +618,12 @@ public final class MarkdownFolder {
         .filter(Files::isRegularFile).findFirst().orElse(null);
   }
 
-  /** Whether a settings file turns on what {@code pattern} finds; false when it cannot be read. */
   /** Whether {@code root} is a Docsify site: its index.html a shell that renders the folder's Markdown in the browser. */
   static boolean docsify(Path root) {
     return says(root.resolve("index.html"), DOCSIFY);
   }
 
+  /** Whether a settings file turns on what {@code pattern} finds; false when it cannot be read. */
   private static boolean says(Path file, Pattern pattern) {
     return pattern.matcher(text(file)).find();
   }

@@ -34,9 +34,6 @@ class BuiltSiteTest {
     return xml.append("</urlset>").toString();
   }
 
-  private String relative(Path file) throws Exception {
-    return site.toRealPath().relativize(file).toString().replace('\\', '/');
-  }
 
   @Test
   @DisplayName("with a sitemap: the pages it lists, at its addresses, found below the site's base URL; what no file"
@@ -59,13 +56,9 @@ class BuiltSiteTest {
         "https://example.org/garden/guide/watering", "https://example.org/garden/guide/pruning");
     assertThat(built.pages()).extracting(BuiltSite.PageFile::url).containsExactly("https://example.org/garden/",
         "https://example.org/garden/guide/watering", "https://example.org/garden/guide/pruning");
-    assertThat(built.pages().stream().map(p -> {
-      try {
-        return relative(p.file());
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    })).containsExactly("index.html", "guide/watering/index.html", "guide/pruning.html");
+    Path root = site.toRealPath();
+    assertThat(built.pages().stream().map(p -> root.relativize(p.file()).toString().replace('\\', '/')))
+        .containsExactly("index.html", "guide/watering/index.html", "guide/pruning.html");
     assertThat(built.unmatched()).containsExactly("https://example.org/garden/guide/gone");
 
     BuiltSite based = BuiltSite.read(site, "https://docs.example.com/");
