@@ -536,6 +536,11 @@ public final class Bench {
           perf(profile, "realistic-new-64-process-" + restart, fresh);
         }
         stopService();
+        // bench.serviceJavaOptionsB: every other restarted process (the 2nd, 4th, ...) runs with these
+        // flags instead, so two sets of flags are compared process by process against the same peer
+        String flagsB = System.getProperty("bench.serviceJavaOptionsB");
+        boolean b = flagsB != null && restart % 2 == 1;
+        serviceJavaOptions = b ? flagsB : System.getProperty("bench.serviceJavaOptions", "");
         startService(jar, out.resolve("service-" + (restart + 1) + ".log"), SERVICE_PORT, settings);
         service = this.service;
         if (peer != null) {
@@ -544,8 +549,8 @@ public final class Bench {
           measure(service, SERVICE_PORT);
           warmUp(round);
         }
-        realisticRow("new questions, service process " + (restart + 1), 64, true, service, peer, loopRows,
-            new LinkedHashMap<>());
+        realisticRow("new questions, service process " + (restart + 1) + (b ? " (" + flagsB + ")" : ""), 64, true,
+            service, peer, loopRows, new LinkedHashMap<>());
       }
       if (repeats > 1 && peer != null) {
         realisticRows.add("");
@@ -1080,6 +1085,9 @@ public final class Bench {
     return process;
   }
 
+  /** The service's JVM flags (bench.serviceJavaOptions; the B flags for every other restarted process). */
+  private String serviceJavaOptions = System.getProperty("bench.serviceJavaOptions", "");
+
   private void startService(String jar, Path log, int servicePort, Map<String, String> settings) throws Exception {
     ProcessBuilder builder = new ProcessBuilder(javaBin(), "-jar", jar, "serve")
         .redirectErrorStream(true)
@@ -1096,7 +1104,7 @@ public final class Bench {
     // JVM flags for the service alone (say, the collector a deployment's container gets); the
     // stand-ins, the peer and the load keep theirs
     env.remove("JDK_JAVA_OPTIONS");
-    String javaOptions = (System.getProperty("bench.serviceJavaOptions", "") + " "
+    String javaOptions = (serviceJavaOptions + " "
         + (CLUSTER_NAME.equals(settings.get("QDRANT_HOST")) ? clusterResolver(log.getParent()) : "")).trim();
     if (!javaOptions.isBlank()) {
       env.put("JDK_JAVA_OPTIONS", javaOptions);
