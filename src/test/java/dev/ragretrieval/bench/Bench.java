@@ -536,12 +536,17 @@ public final class Bench {
           perf(profile, "realistic-new-64-process-" + restart, fresh);
         }
         stopService();
-        // bench.serviceJavaOptionsB: every other restarted process (the 2nd, 4th, ...) runs with these
-        // flags instead, so two sets of flags are compared process by process against the same peer
+        // bench.jarB, bench.serviceJavaOptionsB: every other restarted process (the 2nd, 4th, ...) runs
+        // that jar or with these flags instead, so two jars or two sets of flags are compared process
+        // by process against the same stand-ins and peer
+        String jarB = System.getProperty("bench.jarB");
         String flagsB = System.getProperty("bench.serviceJavaOptionsB");
-        boolean b = flagsB != null && restart % 2 == 1;
-        serviceJavaOptions = b ? flagsB : System.getProperty("bench.serviceJavaOptions", "");
-        startService(jar, out.resolve("service-" + (restart + 1) + ".log"), SERVICE_PORT, settings);
+        boolean b = (jarB != null || flagsB != null) && restart % 2 == 1;
+        serviceJavaOptions = b && flagsB != null ? flagsB : System.getProperty("bench.serviceJavaOptions", "");
+        String processB = !b ? "" : " (" + (jarB != null ? Path.of(jarB).getFileName().toString() : "")
+            + (jarB != null && flagsB != null ? ", " : "") + (flagsB != null ? flagsB : "") + ")";
+        startService(b && jarB != null ? jarB : jar, out.resolve("service-" + (restart + 1) + ".log"), SERVICE_PORT,
+            settings);
         service = this.service;
         if (peer != null) {
           warmUpInTurns(round, peer);
@@ -549,8 +554,8 @@ public final class Bench {
           measure(service, SERVICE_PORT);
           warmUp(round);
         }
-        realisticRow("new questions, service process " + (restart + 1) + (b ? " (" + flagsB + ")" : ""), 64, true,
-            service, peer, loopRows, new LinkedHashMap<>());
+        realisticRow("new questions, service process " + (restart + 1) + processB, 64, true, service, peer,
+            loopRows, new LinkedHashMap<>());
       }
       if (repeats > 1 && peer != null) {
         realisticRows.add("");
