@@ -26,11 +26,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongFunction;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The load generator and conductor of {@code bench/run}: starts the stand-ins ({@link StandIns})
@@ -543,8 +545,8 @@ public final class Bench {
         String flagsB = System.getProperty("bench.serviceJavaOptionsB");
         boolean b = (jarB != null || flagsB != null) && restart % 2 == 1;
         serviceJavaOptions = b && flagsB != null ? flagsB : System.getProperty("bench.serviceJavaOptions", "");
-        String processB = !b ? "" : " (" + (jarB != null ? Path.of(jarB).getFileName().toString() : "")
-            + (jarB != null && flagsB != null ? ", " : "") + (flagsB != null ? flagsB : "") + ")";
+        String processB = !b ? "" : Stream.of(jarB == null ? null : Path.of(jarB).getFileName().toString(), flagsB)
+            .filter(Objects::nonNull).collect(Collectors.joining(", ", " (", ")"));
         startService(b && jarB != null ? jarB : jar, out.resolve("service-" + (restart + 1) + ".log"), SERVICE_PORT,
             settings);
         service = this.service;
