@@ -525,6 +525,13 @@ public final class Bench {
       // bench.serviceRestarts: new questions at 64 clients again, each time from a new service process
       // (the stand-ins and the peer keep running), to tell what a process brings from what a run does
       int restarts = Integer.getInteger("bench.serviceRestarts", 0);
+      // bench.jarB, bench.serviceJavaOptionsB: every other restarted process (the 2nd, 4th, ...) runs
+      // that jar or with these flags instead, so two jars or two sets of flags are compared process
+      // by process against the same stand-ins and peer
+      String jarB = System.getProperty("bench.jarB");
+      String flagsB = System.getProperty("bench.serviceJavaOptionsB");
+      String labelB = Stream.of(jarB == null ? null : Path.of(jarB).getFileName().toString(), flagsB)
+          .filter(Objects::nonNull).collect(Collectors.joining(", ", " (", ")"));
       for (int restart = 1; restart <= restarts; restart++) {
         if (profile != null && Boolean.getBoolean("bench.perf")) {
           // each process's own perf recording, to set a cheap process's beside a dear one's (the last
@@ -538,15 +545,8 @@ public final class Bench {
           perf(profile, "realistic-new-64-process-" + restart, fresh);
         }
         stopService();
-        // bench.jarB, bench.serviceJavaOptionsB: every other restarted process (the 2nd, 4th, ...) runs
-        // that jar or with these flags instead, so two jars or two sets of flags are compared process
-        // by process against the same stand-ins and peer
-        String jarB = System.getProperty("bench.jarB");
-        String flagsB = System.getProperty("bench.serviceJavaOptionsB");
         boolean b = (jarB != null || flagsB != null) && restart % 2 == 1;
         serviceJavaOptions = b && flagsB != null ? flagsB : System.getProperty("bench.serviceJavaOptions", "");
-        String processB = !b ? "" : Stream.of(jarB == null ? null : Path.of(jarB).getFileName().toString(), flagsB)
-            .filter(Objects::nonNull).collect(Collectors.joining(", ", " (", ")"));
         startService(b && jarB != null ? jarB : jar, out.resolve("service-" + (restart + 1) + ".log"), SERVICE_PORT,
             settings);
         service = this.service;
@@ -556,7 +556,7 @@ public final class Bench {
           measure(service, SERVICE_PORT);
           warmUp(round);
         }
-        realisticRow("new questions, service process " + (restart + 1) + processB, 64, true, service, peer,
+        realisticRow("new questions, service process " + (restart + 1) + (b ? labelB : ""), 64, true, service, peer,
             loopRows, new LinkedHashMap<>());
       }
       if (repeats > 1 && peer != null) {

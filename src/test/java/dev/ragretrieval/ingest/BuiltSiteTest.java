@@ -34,7 +34,6 @@ class BuiltSiteTest {
     return xml.append("</urlset>").toString();
   }
 
-
   @Test
   @DisplayName("with a sitemap: the pages it lists, at its addresses, found below the site's base URL; what no file"
       + " serves is named, what is no page's URL passed over; --base-url gives them its address instead")
