@@ -27,8 +27,10 @@ import org.yaml.snakeyaml.error.YAMLException;
  * @param marked the default language's code, when a page's name may end with it; else null
  * @param home the default language's own folder, which the site serves at its root ("docs/en/",
  *     Hugo's "content/en/"); null when its pages are not in a folder of their own
+ * @param served where below the site's address the default language's pages are served: "" (its
+ *     root), or Hugo's language folder ("en/") with {@code defaultContentLanguageInSubdir}
  */
-record SiteLanguages(List<String> folders, List<String> codes, String marked, String home) {
+record SiteLanguages(List<String> folders, List<String> codes, String marked, String home, String served) {
 
   static final SiteLanguages NONE = new SiteLanguages(List.of(), List.of(), null, null);
 
@@ -42,14 +44,22 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked, St
   private static final Pattern TRUE_KEY = Pattern.compile("^[ \\t]*(?:-[ \\t]*)?default[ \\t]*:[ \\t]*true\\b");
   private static final Pattern FOLDER_STRUCTURE = Pattern.compile("^[ \\t]*docs_structure[ \\t]*:[ \\t]*['\"]?folder\\b");
   private static final Pattern OLD_DEFAULT = Pattern.compile("^[ \\t]*default_language[ \\t]*:[ \\t]*['\"]?([\\w-]+)");
+  // Hugo's settings' keys are case-insensitive
   private static final Pattern HUGO_DEFAULT =
-      Pattern.compile("(?m)^[ \\t]*['\"]?defaultContentLanguage['\"]?[ \\t]*[=:][ \\t]*['\"]?([\\w-]+)");
+      Pattern.compile("(?im)^[ \\t]*['\"]?defaultContentLanguage['\"]?[ \\t]*[=:][ \\t]*['\"]?([\\w-]+)");
+  private static final Pattern HUGO_IN_SUBDIR =
+      Pattern.compile("(?im)^[ \\t]*['\"]?defaultContentLanguageInSubdir['\"]?[ \\t]*[=:][ \\t]*true\\b");
   private static final Pattern TOML_TABLE = Pattern.compile("^[ \\t]*\\[+[ \\t]*([^\\]]+?)[ \\t]*]+");
   private static final Pattern TOML_CONTENT_DIR = Pattern.compile("^[ \\t]*contentDir[ \\t]*=[ \\t]*['\"]([^'\"]+)['\"]");
 
   SiteLanguages {
     folders = List.copyOf(folders);
     codes = List.copyOf(codes);
+  }
+
+  /** A site that serves its default language's pages at its root. */
+  SiteLanguages(List<String> folders, List<String> codes, String marked, String home) {
+    this(folders, codes, marked, home, "");
   }
 
   /** Whether the page at {@code path} is a translation: in a language's folder, or named with another language's code. */
@@ -206,16 +216,19 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked, St
    * A Hugo site's, from its settings ({@code hugo.toml}, .yaml or .json): its {@code languages} but
    * {@code defaultContentLanguage} ("en" unless set). A language with its own {@code contentDir}
    * keeps its pages there (the default one's is {@link #home}); otherwise translations are named
-   * {@code setup.fr.md}, and a page may be named {@code setup.en.md}.
+   * {@code setup.fr.md}, and a page may be named {@code setup.en.md}. With
+   * {@code defaultContentLanguageInSubdir}, the default language's pages are served in its folder
+   * ({@code en/guide/setup/}), even when it is the only language (as Hugo 0.140 builds them).
    *
    * @param toml whether the settings are TOML (else YAML or JSON)
    */
   static SiteLanguages hugo(String config, boolean toml) {
     Map<String, String> languages = hugoLanguages(config, toml);
-    if (languages.isEmpty()) {
-      return NONE;
-    }
     String main = hugoDefault(config);
+    String served = HUGO_IN_SUBDIR.matcher(config).find() ? main + "/" : "";
+    if (languages.isEmpty()) {
+      return served.isEmpty() ? NONE : new SiteLanguages(List.of(), List.of(), null, null, served);
+    }
     List<String> folders = new ArrayList<>();
     List<String> codes = new ArrayList<>();
     languages.forEach((code, contentDir) -> {
@@ -227,7 +240,7 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked, St
       }
     });
     String home = languages.get(main);
-    return new SiteLanguages(folders, codes, main, home == null ? null : folder(home));
+    return new SiteLanguages(folders, codes, main, home == null ? null : folder(home), served);
   }
 
   private static String hugoDefault(String config) {

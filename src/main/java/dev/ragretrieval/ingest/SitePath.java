@@ -12,7 +12,8 @@ import java.util.Locale;
  * as '-') unless the front matter's {@code slug} names it; VitePress at {@code guide/setup.html}, or
  * {@code guide/setup} with {@code cleanUrls: true}; Jupyter Book and Quarto at
  * {@code guide/setup.html}; Hugo at {@code guide/setup/} in lower case, or with the front matter's
- * {@code slug} as its last part; a MyST project (Jupyter Book 2) at {@code setup}, without its
+ * {@code slug} as its last part (below its default language's code with
+ * {@code defaultContentLanguageInSubdir}); a MyST project (Jupyter Book 2) at {@code setup}, without its
  * folders ({@link MystProject}). Starlight, VitePress and Hugo serve an {@code index.md} as its
  * folder, and Hugo a section's {@code _index.md}. None drops number prefixes.
  */
@@ -54,7 +55,7 @@ final class SitePath {
       case MYST -> layout.addresses() != null && layout.addresses().containsKey(relativePath)
           ? layout.addresses().get(relativePath) : MystProject.slugOf(name);
       // Hugo: a section's _index.md and a bundle's index.md are their folder; paths in lower case, spaces as '-'
-      case HUGO -> (index || name.equals("_index") ? dir
+      case HUGO -> layout.languages().served() + (index || name.equals("_index") ? dir
           : dir + (slug != null && !slug.isBlank() ? slug.strip() : name) + "/").toLowerCase(Locale.ROOT)
           .replaceAll("\\s", "-");
       case DOCUSAURUS -> throw new IllegalArgumentException("Docusaurus' addresses are DocusaurusPath's");

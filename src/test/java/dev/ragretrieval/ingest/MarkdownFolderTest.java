@@ -225,6 +225,31 @@ class MarkdownFolderTest {
   }
 
   @Test
+  @DisplayName("a Hugo site with defaultContentLanguageInSubdir serves its default language's pages in that language's"
+      + " folder, with one language or several, its settings' keys in any case (checked against Hugo 0.140 builds'"
+      + " sitemaps)")
+  void hugoDefaultLanguageInSubfolder() throws Exception {
+    String site = "https://ex.org/book/";
+    write("content/guide/setup.md", "content/guide/_index.md");
+    Files.writeString(root.resolve("hugo.toml"), "baseURL = 'https://ex.org/book/'\ndefaultContentLanguageInSubdir = true\n");
+    assertThat(MarkdownFolder.site(root, site).pages()).extracting(Page::documentId, Page::sourceUrl).containsExactly(
+        tuple("content/guide/_index", site + "en/guide/"), tuple("content/guide/setup", site + "en/guide/setup/"));
+
+    Files.writeString(root.resolve("hugo.toml"), "baseURL = 'https://ex.org/book/'\ndefaultContentLanguageInSubdir = false\n");
+    assertThat(MarkdownFolder.site(root, site).pages()).extracting(Page::sourceUrl)
+        .containsExactly(site + "guide/", site + "guide/setup/");
+
+    Files.delete(root.resolve("hugo.toml"));
+    write("content/de/guide/setup.md", "content/en/guide/setup.md");
+    Files.writeString(root.resolve("hugo.yaml"), "DefaultContentLanguage: de\ndefaultcontentlanguageinsubdir: true\n"
+        + "languages:\n  en:\n    contentDir: content/en\n  de:\n    contentDir: content/de\n");
+    MarkdownFolder.Folder folder = MarkdownFolder.site(root, site);
+    assertThat(folder.pages()).extracting(Page::documentId, Page::sourceUrl)
+        .containsExactly(tuple("content/de/guide/setup", site + "de/guide/setup/"));
+    assertThat(folder.translations()).containsExactly("content/en/", "*.en.md");
+  }
+
+  @Test
   @DisplayName("a Starlight or VitePress site's translations (its locales but root) are not read, as Docusaurus'"
       + " i18n/ is not, and the folder says which; a VitePress page's snippet import is read from the site")
   void translationsLeftOut() throws Exception {
