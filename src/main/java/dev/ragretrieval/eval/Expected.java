@@ -2,8 +2,6 @@ package dev.ragretrieval.eval;
 
 import dev.ragretrieval.ingest.DocusaurusPath;
 import io.vertx.core.json.JsonObject;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * One right answer of a test. The object form names what it checks ({@code chunk_id},
@@ -14,7 +12,10 @@ import java.util.List;
  * trailing slash and a last {@code /index} or {@code /README} ignored: a folder's index page is
  * the folder's address), also with Docusaurus' number prefixes ({@code 01-}) dropped from both, or
  * the chunk's {@code document_id} (its path in the folder ingested, whatever address
- * {@code --base-url} gave it); sections compare case-insensitively.
+ * {@code --base-url} gave it). A Docusaurus page named by its file in {@code docs/} also matches
+ * the page of a built site that serves its docs at its root ({@code routeBasePath: '/'}), whose
+ * {@code document_id} is the page's path in the build without {@code docs/}. Sections compare
+ * case-insensitively.
  */
 public record Expected(String chunkId, String sourceUrl, String section, String text) {
 
@@ -33,7 +34,7 @@ public record Expected(String chunkId, String sourceUrl, String section, String 
   /** Whether a result (one chunk of the API's JSON) is this right answer. */
   public boolean matches(JsonObject result) {
     String actualId = result.getString("chunk_id");
-    List<String> actualSource = sources(result);
+    Sources actualSource = sources(result);
     String actualSection = result.getString("section");
     if (text != null) {
       if (text.equals(actualId)) {
@@ -89,19 +90,36 @@ public record Expected(String chunkId, String sourceUrl, String section, String 
    * What names a result's page: its source_url and, from its payload, its document_id (a folder's
    * page keeps its path there when {@code --base-url} gives it the site's address).
    */
-  private static List<String> sources(JsonObject result) {
-    List<String> sources = new ArrayList<>(2);
-    if (result.getValue("source_url") instanceof String url) {
-      sources.add(url);
-    }
-    if (result.getValue("metadata") instanceof JsonObject metadata && metadata.getValue("document_id") instanceof String id) {
-      sources.add(id);
-    }
-    return sources;
+  private static Sources sources(JsonObject result) {
+    return new Sources(result.getValue("source_url") instanceof String url ? url : null,
+        result.getValue("metadata") instanceof JsonObject metadata
+            && metadata.getValue("document_id") instanceof String id ? id : null,
+        result.getValue("chapter") instanceof String chapter ? chapter : null);
   }
 
-  private static boolean sameSource(List<String> actual, String expected) {
-    return actual.stream().anyMatch(source -> sameSource(source, expected));
+  /** A result's source_url, document_id and chapter, any of which may be missing. */
+  private record Sources(String url, String documentId, String chapter) {}
+
+  private static boolean sameSource(Sources actual, String expected) {
+    return actual.url() != null && sameSource(actual.url(), expected)
+        || actual.documentId() != null && (sameSource(actual.documentId(), expected) || servedAtRoot(actual, expected));
+  }
+
+  /**
+   * docs/m1/01-qos.md, the page that a site with {@code routeBasePath: '/'} serves at m1/qos below its
+   * base URL: a built site's page whose document_id (its path) ends with m1/qos and whose chapter is
+   * m1, the first part of its path below the docs. The chapter keeps another folder's page of the
+   * same name (blog/m1/qos) from being taken for it.
+   */
+  private static boolean servedAtRoot(Sources actual, String expected) {
+    String e = withoutIndex(unnumbered(normalize(expected)));
+    if (!e.startsWith("docs/") || actual.chapter() == null) {
+      return false;
+    }
+    String served = e.substring("docs/".length());
+    int slash = served.indexOf('/');
+    return (slash < 0 ? served : served.substring(0, slash)).equals(actual.chapter())
+        && endsWith(withoutIndex(normalize(actual.documentId())), served);
   }
 
   private static boolean sameSource(String actual, String expected) {

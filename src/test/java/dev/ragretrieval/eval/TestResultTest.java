@@ -59,6 +59,23 @@ class TestResultTest {
     assertThat(Expected.of(new JsonObject().put("source_url", "docs/01-m1/02-setup.md")).matches(based)).isTrue();
     assertThat(Expected.of("docs/01-m1/02-setup#Install").matches(based)).isTrue();
     assertThat(Expected.of("docs/01-m1/03-usage").matches(based)).isFalse();
+    // a built site that serves its docs at its root (routeBasePath '/'), below its base URL: its page's
+    // document_id is its path there, and its chapter the first part of that path below the docs
+    JsonObject atRoot = new JsonObject().put("source_url", "https://x.org/book/m1/setup/").put("chapter", "m1")
+        .put("section", "Install").put("metadata", new JsonObject().put("document_id", "book/m1/setup"));
+    assertThat(List.of("docs/01-m1/02-setup.md", "docs/m1/setup", "docs/m1/setup/index.md", "m1/setup#Install"))
+        .allSatisfy(form -> assertThat(Expected.of(form).matches(atRoot)).as(form).isTrue());
+    JsonObject chapterIndex = new JsonObject().put("source_url", "https://x.org/book/m1/").put("chapter", "m1")
+        .put("metadata", new JsonObject().put("document_id", "book/m1"));
+    assertThat(Expected.of("docs/01-m1/index.md").matches(chapterIndex)).isTrue();
+    // another folder's page of the same name, or a page without a chapter, is not taken for it
+    JsonObject blog = new JsonObject().put("source_url", "https://x.org/book/blog/m1/setup/").put("chapter", "blog")
+        .put("metadata", new JsonObject().put("document_id", "book/blog/m1/setup"));
+    JsonObject noChapter = atRoot.copy().putNull("chapter").put("source_url", "https://x.org/book/m1/setup/");
+    assertThat(List.of("docs/m1/setup", "docs/blog/m1", "docs/setup")).allSatisfy(
+        form -> assertThat(Expected.of(form).matches(blog)).as(form).isFalse());
+    assertThat(Expected.of("docs/m1/setup").matches(noChapter)).isFalse();
+    assertThat(Expected.of("docs/m2/setup").matches(atRoot)).isFalse();
   }
 
   @Test
