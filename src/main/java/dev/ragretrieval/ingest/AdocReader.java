@@ -20,13 +20,13 @@ import org.jsoup.Jsoup;
  * block) with their type as title, listing, literal and source blocks as code in their language,
  * example, sidebar, quote and open blocks as text, tables as rows of words, block titles
  * ({@code .Title}) as a paragraph, attributes ({@code :name: value}, then {@code {name}}) replaced,
- * and inline markup: a link shows its words, a cross reference its text, {@code kbd:[Ctrl+C]} its
- * keys. Comments, attribute entries, anchors, conditionals' markers and images are no text.
+ * and inline markup: a link shows its words, a cross reference its text (without one, the title of
+ * the section it names: {@link AdocReferences}), {@code kbd:[Ctrl+C]} its keys. Comments, attribute entries, anchors, conditionals' markers and images are no text.
  * Includes are read in place before ({@link AdocIncludes}).
  */
 final class AdocReader {
 
-  private static final Pattern SECTION = Pattern.compile("^(={1,6}|#{1,6})[ \\t]+(\\S.*?)[ \\t]*(?:[ \\t]=+)?$");
+  static final Pattern SECTION = Pattern.compile("^(={1,6}|#{1,6})[ \\t]+(\\S.*?)[ \\t]*(?:[ \\t]=+)?$");
   private static final Pattern ATTRIBUTE_ENTRY = Pattern.compile("^:(!?[\\w][\\w-]*!?):(?:[ \\t]+(.*))?$");
   private static final Pattern BLOCK_ATTRIBUTES = Pattern.compile("^\\[(.*)]$");
   private static final Pattern BLOCK_TITLE = Pattern.compile("^\\.([^.\\s].*)$");
@@ -61,7 +61,7 @@ final class AdocReader {
     attributes.put("zwsp", "");
     attributes.put("plus", "+");
     attributes.put("amp", "&");
-    List<String> lines = new ArrayList<>(List.of(adoc.replace("\uFEFF", "").split("\\R", -1)));
+    List<String> lines = new ArrayList<>(List.of(AdocReferences.resolve(adoc.replace("\uFEFF", "")).split("\\R", -1)));
     List<String> out = new ArrayList<>();
     block(lines, attributes, out);
     return String.join("\n", out) + "\n";

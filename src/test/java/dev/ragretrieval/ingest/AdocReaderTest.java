@@ -41,6 +41,47 @@ class AdocReaderTest {
   }
 
   @Test
+  @DisplayName("a cross reference without text shows what Asciidoctor.js 4.1 shows: the title of the section it names"
+      + " (by its anchor, or the id made from its title with the page's idprefix and idseparator), or its anchor's"
+      + " reftext; not a section inside a listing")
+  void untitledCrossReferences() {
+    String page = AdocReader.markdown("""
+        = Robot Guide
+
+        == Getting Started
+
+        See <<_installing_the_sdk>>, <<calib>>, <<withref>>, <<_overview>>, <<_overview_2>>, <<_not_a_section>>,
+        <<nowhere>> and <<other.adoc#intro>>.
+
+        == Overview
+
+        [source,bash]
+        ----
+        == Not a section
+        ----
+
+        [[calib]]
+        [discrete]
+        == Calibrating the IMU
+
+        == Overview
+
+        == Installing the SDK
+
+        [[withref,the reference]]
+        === The C++ API & Its Types
+        """);
+    // where Asciidoctor shows a missing id in brackets ([nowhere]) and another page's address, the words are kept
+    assertThat(page).contains("See Installing the SDK, Calibrating the IMU, the reference, Overview, Overview,"
+        + " not a section,\nnowhere and other.");
+    String dashed = AdocReader.markdown(":idprefix:\n:idseparator: -\n\n== The C++ API & Its Types\n\n"
+        + "Use <<the-c-api-its-types>>, not <<_the_c_api_its_types>>.\n");
+    assertThat(dashed).contains("Use The C++ API & Its Types, not the c api its types.");
+    assertThat(AdocReferences.generatedId("Déjà vu: 2.0 -- A.B", "_", "_")).isEqualTo("_déjà_vu_2_0a_b");
+    assertThat(AdocReferences.generatedId("Arms--and legs", "", "-")).isEqualTo("armsand-legs");
+  }
+
+  @Test
   @DisplayName("a book assembled with include:: reads as one page: its chapters in place (leveloffset, a tagged"
       + " region, a range of lines), the included files no pages of their own")
   void includesMakeOnePage(@TempDir Path folder) throws Exception {
