@@ -13,9 +13,9 @@ import io.vertx.core.json.JsonObject;
  * the folder's address), also with Docusaurus' number prefixes ({@code 01-}) dropped from both, or
  * the chunk's {@code document_id} (its path in the folder ingested, whatever address
  * {@code --base-url} gave it). A Docusaurus page named by its file in {@code docs/} also matches
- * the page of a built site that serves its docs at its root ({@code routeBasePath: '/'}), whose
- * {@code document_id} is the page's path in the build without {@code docs/}. Sections compare
- * case-insensitively.
+ * the page of a built site that serves its docs at its root ({@code routeBasePath: '/'}): the page
+ * whose {@code document_id} ends with the same path without {@code docs/} and whose chapter is that
+ * path's first part. Sections compare case-insensitively.
  */
 public record Expected(String chunkId, String sourceUrl, String section, String text) {
 

@@ -21,14 +21,15 @@ import org.jsoup.Jsoup;
  * example, sidebar, quote and open blocks as text, tables as rows of words, block titles
  * ({@code .Title}) as a paragraph, attributes ({@code :name: value}, then {@code {name}}) replaced,
  * and inline markup: a link shows its words, a cross reference its text (without one, the title of
- * the section it names: {@link AdocReferences}), {@code kbd:[Ctrl+C]} its keys. Comments, attribute entries, anchors, conditionals' markers and images are no text.
- * Includes are read in place before ({@link AdocIncludes}).
+ * the section it names: {@link AdocReferences}), {@code kbd:[Ctrl+C]} its keys. Comments, attribute
+ * entries, anchors, conditionals' markers and images are no text. Includes are read in place before
+ * ({@link AdocIncludes}).
  */
 final class AdocReader {
 
   static final Pattern SECTION = Pattern.compile("^(={1,6}|#{1,6})[ \\t]+(\\S.*?)[ \\t]*(?:[ \\t]=+)?$");
   private static final Pattern ATTRIBUTE_ENTRY = Pattern.compile("^:(!?[\\w][\\w-]*!?):(?:[ \\t]+(.*))?$");
-  private static final Pattern BLOCK_ATTRIBUTES = Pattern.compile("^\\[(.*)]$");
+  static final Pattern BLOCK_ATTRIBUTES = Pattern.compile("^\\[(.*)]$");
   private static final Pattern BLOCK_TITLE = Pattern.compile("^\\.([^.\\s].*)$");
   private static final Pattern DELIMITER = Pattern.compile("^(-{4,}|\\.{4,}|={4,}|\\*{4,}|_{4,}|/{4,}|\\+{4,}|--|```.*|\\|={3,}|,={3,}|!={3,})$");
   private static final Pattern ADMONITION = Pattern.compile("^(NOTE|TIP|IMPORTANT|WARNING|CAUTION):[ \\t]+(.*)$");

@@ -22,9 +22,8 @@ final class AdocReferences {
   private static final Pattern UNTITLED = Pattern.compile("<<([^,>#\\s]+)>>");
   private static final Pattern ANCHOR = Pattern.compile("^\\[\\[([^,\\]\\s]+)(?:,[ \\t]*([^\\]]*?))?[ \\t]*]]$");
   private static final Pattern ID_ATTRIBUTE = Pattern.compile("^\\[#([^.%,\\]\\s]+)[^\\]]*]$");
-  private static final Pattern BLOCK_ATTRIBUTES = Pattern.compile("^\\[.*]$");
   private static final Pattern ID_SETTING = Pattern.compile("^:(idprefix|idseparator):(?:[ \\t]+(.*))?$");
-  /** What a section's title gives no id: tags, character references and all but word characters, spaces, '-' and '.'. */
+  /** What gives no id: tags, character references, all but word characters, spaces, '-' and '.'. */
   private static final Pattern NOT_IN_ID = Pattern.compile(
       "<[^>]+>|&(?:[a-z][a-z]+\\d{0,2}|#\\d{3,5}|#x[\\da-f]{3,5});|[^ \\w.-]+", Pattern.UNICODE_CHARACTER_CLASS);
   private static final Pattern DASH = Pattern.compile("(?:^|[ \\t])--(?:[ \\t]|$)|(?<=\\w)--(?=\\w)",
@@ -84,7 +83,7 @@ final class AdocReferences {
         id = idAttribute.group(1);
         reftext = null;
         continue;
-      } else if (stripped.isEmpty() || BLOCK_ATTRIBUTES.matcher(stripped).matches()) {
+      } else if (stripped.isEmpty() || AdocReader.BLOCK_ATTRIBUTES.matcher(stripped).matches()) {
         continue; // [discrete], [role=...]: the anchor above still names the block below
       } else if (section.matches() && section.group(1).length() > 1) { // not the document's title
         String title = section.group(2);

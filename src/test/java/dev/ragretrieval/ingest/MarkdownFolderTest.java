@@ -231,11 +231,13 @@ class MarkdownFolderTest {
   void hugoDefaultLanguageInSubfolder() throws Exception {
     String site = "https://ex.org/book/";
     write("content/guide/setup.md", "content/guide/_index.md");
-    Files.writeString(root.resolve("hugo.toml"), "baseURL = 'https://ex.org/book/'\ndefaultContentLanguageInSubdir = true\n");
+    Files.writeString(root.resolve("hugo.toml"),
+        "baseURL = 'https://ex.org/book/'\ndefaultContentLanguageInSubdir = true\n");
     assertThat(MarkdownFolder.site(root, site).pages()).extracting(Page::documentId, Page::sourceUrl).containsExactly(
         tuple("content/guide/_index", site + "en/guide/"), tuple("content/guide/setup", site + "en/guide/setup/"));
 
-    Files.writeString(root.resolve("hugo.toml"), "baseURL = 'https://ex.org/book/'\ndefaultContentLanguageInSubdir = false\n");
+    Files.writeString(root.resolve("hugo.toml"),
+        "baseURL = 'https://ex.org/book/'\ndefaultContentLanguageInSubdir = false\n");
     assertThat(MarkdownFolder.site(root, site).pages()).extracting(Page::sourceUrl)
         .containsExactly(site + "guide/", site + "guide/setup/");
 
