@@ -656,13 +656,15 @@ public final class Bench {
         : hybrid() ? " (no peer: LangChain4j's store cannot search a collection with a sparse vector)" : " (no peer: bench.peer unset)"));
     realisticRows.add("");
     realisticRows.add(String.format(Locale.ROOT, "%s; %d cores; load average before the run: %s; %d chunks of %s;"
-            + " Cohere stand-in %d ms (dense %d-dimension vectors printed as Cohere prints them), Qdrant stand-in %d ms;"
+            + " Cohere stand-in %d ms (dense %d-dimension vectors printed as Cohere prints them%s), Qdrant stand-in %d ms;"
             + " 5 results a question; %s; Qdrant at %s; RAG_HTTP_INSTANCES=%s; RAG_RESULT_CACHE_TTL_MS=%s; RAG_COALESCE_WINDOW_MS=%s; RAG_LOG_LEVEL=%s; service JVM options: %s; %d s per"
             + " row, the service's"
             + " load then the peer's.",
         Instant.now().toString().substring(0, 16).replace('T', ' ') + " UTC",
         Runtime.getRuntime().availableProcessors(), Files.readString(Path.of("/proc/loadavg")).substring(0, 14).trim(),
-        chunks, Path.of(manual).getFileName(), cohereMs, dim, qdrantMs,
+        chunks, Path.of(manual).getFileName(), cohereMs, dim,
+        Boolean.getBoolean("bench.cohereFloat") ? ", float only: embedding_types ignored" : ", or as base64 when asked",
+        qdrantMs,
         hybrid() ? "hybrid collection (BM25 sparse vectors): the service searches hybrid"
             : "dense collection: both search dense",
         qdrantAddresses() > 1 ? String.format(Locale.ROOT, "%d addresses for the service (QDRANT_HOST %s: reads hedged"
@@ -1060,7 +1062,8 @@ public final class Bench {
   /** {@code args}: dimension, Cohere delay, Qdrant delay, and for the realistic workload the manual's folder and chunk count. */
   private static Process startStandIns(Path out, String... args) throws Exception {
     List<String> command = new ArrayList<>(List.of(javaBin(), "-Xmx2g", "-cp", System.getProperty("java.class.path"),
-        "-Dstandins.qdrantAddresses=" + qdrantAddresses(), StandIns.class.getName(), String.valueOf(QDRANT_PORT), String.valueOf(COHERE_PORT),
+        "-Dstandins.qdrantAddresses=" + qdrantAddresses(), "-Dstandins.cohereFloat=" + Boolean.getBoolean("bench.cohereFloat"),
+        StandIns.class.getName(), String.valueOf(QDRANT_PORT), String.valueOf(COHERE_PORT),
         String.valueOf(CONTROL_PORT)));
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command)

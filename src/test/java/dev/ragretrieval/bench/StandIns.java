@@ -58,6 +58,8 @@ public final class StandIns {
             2 * Runtime.getRuntime().availableProcessors())
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     cohere.recordRequests(false);
+    // BENCH_COHERE_FLOAT: an endpoint that answers float whatever embedding_types asks for
+    cohere.ignoreEmbeddingTypes(Boolean.getBoolean("standins.cohereFloat"));
     qdrant.recordQueries(false);
     cohere.delay(Duration.ofMillis(cohereMs));
     qdrant.delay(Duration.ofMillis(qdrantMs));

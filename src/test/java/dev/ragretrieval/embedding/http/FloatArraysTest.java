@@ -40,6 +40,22 @@ class FloatArraysTest {
   }
 
   @Test
+  @DisplayName("fraction digits read eight at a time: 7 to 17 of them, leading zeros, an exponent or the array's end"
+      + " right after them, a non-digit at each of the eight places")
+  void eightDigitsAtATime() {
+    List<String> numbers = new java.util.ArrayList<>(List.of("0.1234567", "0.12345678", "-0.016679477", "0.123456789",
+        "0.00000000123456789", "0.1234567812345678", "0.12345678123456789", "9.87654321e-05", "1.23456789E+3",
+        "0.99999999", "0.000000001", "0.00000000", "3.12345678e0", "0.12345678"));
+    for (int place = 0; place < 8; place++) {
+      // "0.1234567e-3" with the exponent moved into each of the eight bytes read at once
+      numbers.add("0." + "12345678".substring(0, place) + "e-3");
+    }
+    numbers.removeIf(n -> n.equals("0.e-3"));
+    assertSameAsJdk(numbers);
+    assertThatThrownBy(() -> read("[[0.1234x678]]", 0, 1)).isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
   @DisplayName("integers, long fractions and huge exponents take the JDK's own way")
   void outsideTheFastPath() {
     assertSameAsJdk(FloatSamples.outsideTheFastPath());
