@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,7 @@ class FloatArraysTest {
   @DisplayName("fraction digits read eight at a time: 7 to 17 of them, leading zeros, an exponent or the array's end"
       + " right after them, a non-digit at each of the eight places")
   void eightDigitsAtATime() {
-    List<String> numbers = new java.util.ArrayList<>(List.of("0.1234567", "0.12345678", "-0.016679477", "0.123456789",
+    List<String> numbers = new ArrayList<>(List.of("0.1234567", "0.12345678", "-0.016679477", "0.123456789",
         "0.00000000123456789", "0.1234567812345678", "0.12345678123456789", "9.87654321e-05", "1.23456789E+3",
         "0.99999999", "0.000000001", "0.00000000", "3.12345678e0", "0.12345678"));
     for (int place = 0; place < 8; place++) {
