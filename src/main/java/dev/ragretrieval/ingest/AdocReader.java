@@ -28,7 +28,7 @@ import org.jsoup.Jsoup;
 final class AdocReader {
 
   static final Pattern SECTION = Pattern.compile("^(={1,6}|#{1,6})[ \\t]+(\\S.*?)[ \\t]*(?:[ \\t]=+)?$");
-  private static final Pattern ATTRIBUTE_ENTRY = Pattern.compile("^:(!?[\\w][\\w-]*!?):(?:[ \\t]+(.*))?$");
+  static final Pattern ATTRIBUTE_ENTRY = Pattern.compile("^:(!?[\\w][\\w-]*!?):(?:[ \\t]+(.*))?$");
   static final Pattern BLOCK_ATTRIBUTES = Pattern.compile("^\\[(.*)]$");
   private static final Pattern BLOCK_TITLE = Pattern.compile("^\\.([^.\\s].*)$");
   private static final Pattern DELIMITER = Pattern.compile("^(-{4,}|\\.{4,}|={4,}|\\*{4,}|_{4,}|/{4,}|\\+{4,}|--|```.*|\\|={3,}|,={3,}|!={3,})$");

@@ -22,7 +22,6 @@ final class AdocReferences {
   private static final Pattern UNTITLED = Pattern.compile("<<([^,>#\\s]+)>>");
   private static final Pattern ANCHOR = Pattern.compile("^\\[\\[([^,\\]\\s]+)(?:,[ \\t]*([^\\]]*?))?[ \\t]*]]$");
   private static final Pattern ID_ATTRIBUTE = Pattern.compile("^\\[#([^.%,\\]\\s]+)[^\\]]*]$");
-  private static final Pattern ID_SETTING = Pattern.compile("^:(idprefix|idseparator):(?:[ \\t]+(.*))?$");
   /** What gives no id: tags, character references, all but word characters, spaces, '-' and '.'. */
   private static final Pattern NOT_IN_ID = Pattern.compile(
       "<[^>]+>|&(?:[a-z][a-z]+\\d{0,2}|#\\d{3,5}|#x[\\da-f]{3,5});|[^ \\w.-]+", Pattern.UNICODE_CHARACTER_CLASS);
@@ -61,17 +60,19 @@ final class AdocReferences {
         verbatim = stripped.equals(verbatim) ? null : verbatim;
         continue;
       }
-      Matcher setting = ID_SETTING.matcher(stripped);
+      Matcher setting = AdocReader.ATTRIBUTE_ENTRY.matcher(stripped);
       Matcher anchor = ANCHOR.matcher(stripped);
       Matcher idAttribute = ID_ATTRIBUTE.matcher(stripped);
       Matcher section = AdocReader.SECTION.matcher(line);
       if (VERBATIM.matcher(stripped).matches()) {
         verbatim = stripped.startsWith("```") ? "```" : stripped;
       } else if (setting.matches()) {
-        String value = setting.group(2) == null ? "" : setting.group(2).strip();
-        if (setting.group(1).equals("idprefix")) {
+        // idprefix and idseparator shape the ids of the sections below; unset (!), their defaults
+        String name = setting.group(1);
+        String value = name.contains("!") ? "_" : setting.group(2) == null ? "" : setting.group(2).strip();
+        if (name.replace("!", "").equals("idprefix")) {
           prefix = value;
-        } else {
+        } else if (name.replace("!", "").equals("idseparator")) {
           separator = value.isEmpty() ? "" : value.substring(0, 1); // Asciidoctor takes its first character
         }
         continue;
