@@ -54,6 +54,15 @@ final class AdocReader {
 
   /** The page as the Markdown {@link MarkdownReader} reads: its title an h1, its sections h2 and below. */
   static String markdown(String adoc) {
+    Map<String, String> attributes = builtInAttributes();
+    List<String> lines = new ArrayList<>(List.of(AdocReferences.resolve(adoc.replace("\uFEFF", "")).split("\\R", -1)));
+    List<String> out = new ArrayList<>();
+    block(lines, attributes, out);
+    return String.join("\n", out) + "\n";
+  }
+
+  /** The attributes every page has (Asciidoctor's character replacements), to which its entries add. */
+  static Map<String, String> builtInAttributes() {
     Map<String, String> attributes = new HashMap<>();
     attributes.put("nbsp", "\u00a0");
     attributes.put("sp", " ");
@@ -62,10 +71,17 @@ final class AdocReader {
     attributes.put("zwsp", "");
     attributes.put("plus", "+");
     attributes.put("amp", "&");
-    List<String> lines = new ArrayList<>(List.of(AdocReferences.resolve(adoc.replace("\uFEFF", "")).split("\\R", -1)));
-    List<String> out = new ArrayList<>();
-    block(lines, attributes, out);
-    return String.join("\n", out) + "\n";
+    return attributes;
+  }
+
+  /** What an attribute entry ({@link #ATTRIBUTE_ENTRY}'s match) does: sets its attribute, or unsets it ({@code !}). */
+  static void setAttribute(Map<String, String> attributes, Matcher entry) {
+    String name = entry.group(1);
+    if (name.startsWith("!") || name.endsWith("!")) {
+      attributes.remove(name.replace("!", ""));
+    } else {
+      attributes.put(name, entry.group(2) == null ? "" : entry.group(2).strip());
+    }
   }
 
   private static void block(List<String> lines, Map<String, String> attributes, List<String> out) {
@@ -88,12 +104,7 @@ final class AdocReader {
       }
       Matcher entry = ATTRIBUTE_ENTRY.matcher(stripped);
       if (entry.matches()) {
-        String name = entry.group(1);
-        if (name.startsWith("!") || name.endsWith("!")) {
-          attributes.remove(name.replace("!", ""));
-        } else {
-          attributes.put(name, entry.group(2) == null ? "" : entry.group(2).strip());
-        }
+        setAttribute(attributes, entry);
         i++;
         continue;
       }

@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * given the text it shows: {@code <<calibration,Calibrating the IMU>>}. A section's id is its anchor's
  * ({@code [[id]]} or {@code [#id]} above it), else the one Asciidoctor makes from its title
  * ({@code _calibrating_the_imu}, by the page's {@code idprefix} and {@code idseparator}; checked
- * against Asciidoctor.js 4.1). A reference to another page, or to an id the page does not have,
- * stays as written.
+ * against Asciidoctor.js 4.1) as it shows: its attribute references replaced, its emphasis marks
+ * gone. A reference to another page, or to an id the page does not have, stays as written.
  */
 final class AdocReferences {
 
@@ -26,6 +26,9 @@ final class AdocReferences {
   private static final Pattern NOT_IN_ID = Pattern.compile(
       "<[^>]+>|&(?:[a-z][a-z]+\\d{0,2}|#\\d{3,5}|#x[\\da-f]{3,5});|[^ \\w.-]+", Pattern.UNICODE_CHARACTER_CLASS);
   private static final Pattern DASH = Pattern.compile("(?:^|[ \\t])--(?:[ \\t]|$)|(?<=\\w)--(?=\\w)",
+      Pattern.UNICODE_CHARACTER_CLASS);
+  /** Constrained ({@code _word_}) and unconstrained ({@code __wo__rd}) emphasis: its words, without the marks. */
+  private static final Pattern EMPHASIS = Pattern.compile("__(.+?)__|(?<![\\w_])_(\\S|\\S.*?\\S)_(?![\\w_])",
       Pattern.UNICODE_CHARACTER_CLASS);
   /** Listing, literal, passthrough and comment blocks and fenced code: no sections inside. */
   private static final Pattern VERBATIM = Pattern.compile("^(-{4,}|\\.{4,}|\\+{4,}|/{4,}|```).*$");
@@ -49,6 +52,7 @@ final class AdocReferences {
   /** Each section's id, and the text a reference to it shows. */
   private static Map<String, String> titles(String adoc) {
     Map<String, String> titles = new HashMap<>();
+    Map<String, String> attributes = AdocReader.builtInAttributes();
     String prefix = "_";
     String separator = "_";
     String id = null; // an anchor's, for the block below it
@@ -70,6 +74,7 @@ final class AdocReferences {
         // idprefix and idseparator shape the ids of the sections below; unset (!), their defaults
         String name = setting.group(1);
         String value = name.contains("!") ? "_" : setting.group(2) == null ? "" : setting.group(2).strip();
+        AdocReader.setAttribute(attributes, setting);
         if (name.replace("!", "").equals("idprefix")) {
           prefix = value;
         } else if (name.replace("!", "").equals("idseparator")) {
@@ -88,13 +93,21 @@ final class AdocReferences {
         continue; // [discrete], [role=...]: the anchor above still names the block below
       } else if (section.matches() && section.group(1).length() > 1) { // not the document's title
         String title = section.group(2);
-        String key = id != null ? id : unique(generatedId(title, prefix, separator), separator, titles);
+        String key = id != null ? id
+            : unique(generatedId(shown(title, attributes), prefix, separator), separator, titles);
         titles.putIfAbsent(key, reftext != null ? reftext : title);
       }
       id = null;
       reftext = null;
     }
     return titles;
+  }
+
+  /** A section's title with its attributes' values and without emphasis marks, whose words make its id. */
+  private static String shown(String title, Map<String, String> attributes) {
+    String inlined = AdocReader.inline(title, attributes);
+    return EMPHASIS.matcher(inlined)
+        .replaceAll(m -> Matcher.quoteReplacement(m.group(1) != null ? m.group(1) : m.group(2)));
   }
 
   /** The id Asciidoctor gives a section without one of its own. */

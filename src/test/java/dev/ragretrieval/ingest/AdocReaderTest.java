@@ -82,6 +82,30 @@ class AdocReaderTest {
   }
 
   @Test
+  @DisplayName("a section's generated id is made from its title as shown: attribute references replaced, emphasis"
+      + " marks gone (Asciidoctor.js 4.1's ids)")
+  void generatedIdsFromTitlesAsShown() {
+    String page = AdocReader.markdown("""
+        = Guide
+        :product: Acme Arm
+        :idseparator: -
+
+        See <<_acme-arm-setup>>, <<_using-fast-mode>>, <<_the-max_speed-setting>>, <<_using-fast-and-bold-code>>
+        and <<_product-setup>>.
+
+        == {product} Setup
+
+        == Using _fast_ mode
+
+        == The max_speed setting
+
+        == Using __fa__st and *bold* `code`
+        """);
+    assertThat(page).contains("See Acme Arm Setup, Using _fast_ mode, The max_speed setting, Using __fa__st and *bold*"
+        + " `code`\nand product-setup.");
+  }
+
+  @Test
   @DisplayName("a book assembled with include:: reads as one page: its chapters in place (leveloffset, a tagged"
       + " region, a range of lines), the included files no pages of their own")
   void includesMakeOnePage(@TempDir Path folder) throws Exception {
