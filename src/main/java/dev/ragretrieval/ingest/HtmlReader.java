@@ -27,7 +27,9 @@ import org.jsoup.select.QueryParser;
  * and most Sphinx themes mark their content ({@code article}, {@code [role=main]}); Sphinx themes
  * that mark nothing (Django's) still wrap the body in docutils sections, so the content is what
  * holds the section with the h1; DocBook pages (the PostgreSQL manual) mark nothing either, so
- * their navheader/navfooter tables and TOCs are dropped from the body. The page title is the
+ * their navheader/navfooter tables and TOCs are dropped from the body, as are a Texinfo node's
+ * navigation panels and menu (makeinfo's pages mark nothing, and their title is the node's heading,
+ * whatever its level). The page title is the
  * content's h1, or (DocBook, mdBook) its first heading when it repeats the {@code <title>} or the
  * part before its last " - ", else the {@code <title>} without its site suffix ("Page — Project
  * documentation"); a heading that only repeats the site's name is a site header, never the
@@ -43,7 +45,7 @@ public final class HtmlReader {
    * Goes up whenever a change here reads the same HTML differently: a re-ingest then reads every page
    * again instead of trusting the chunks stored from the same bytes.
    */
-  static final int VERSION = 6;
+  static final int VERSION = 7;
 
   // Selectors are parsed once: parsing one costs more than matching it, and the walk below matches
   // ADMONITION against every element of every page. Evaluators are thread-safe (pages are read on workers).
@@ -149,6 +151,19 @@ public final class HtmlReader {
   private static final Evaluator DOCSIFY = QueryParser.parse("script:containsData($docsify)");
   private static final Evaluator GENERATOR = QueryParser.parse("meta[name=generator][content]");
   /**
+   * Texinfo's chrome on a node's page: the navigation panel above and below it ("Next: ..., Previous:
+   * ..., Up: ... [Contents][Index]": 6.x's div.header, 7.x's div.nav-panel, the texi2html layout's
+   * table.header), the menu of the node's children (6.x's ul.section-toc, 7.x's ul.mini-toc, a
+   * table.menu when its entries have descriptions), the Top page's table of contents, and the pilcrow
+   * link beside each definition and heading. Only on a page Texinfo made: "header" is a common class.
+   */
+  private static final Evaluator TEXINFO_NOISE = QueryParser.parse("div.header, div.nav-panel, table.header, "
+      + "ul.section-toc, ul.mini-toc, table.menu, div.contents, div.shortcontents, a.copiable-anchor, a.copiable-link");
+  /** A Texinfo node's own heading, whatever its level (a subsection's page starts at h4), not its footnotes'. */
+  private static final Evaluator TEXINFO_HEADING = QueryParser.parse(
+      "h1:not(.footnotes-heading), h2:not(.footnotes-heading), h3:not(.footnotes-heading), "
+      + "h4:not(.footnotes-heading), h5:not(.footnotes-heading), h6:not(.footnotes-heading)");
+  /**
    * rustdoc's controls in an API page's text: the version and source links beside each item
    * ("1.0.0 · source"), the fold toggles ("[−]", "Expand description"), the playground's "Run" link
    * under every example, and the "ⓘ" tooltips (notable traits, "this example panics").
@@ -222,6 +237,10 @@ public final class HtmlReader {
     if (isRustdoc(doc)) {
       content.select(RUSTDOC_NOISE).remove();
     }
+    boolean texinfo = isTexinfo(doc);
+    if (texinfo) {
+      content.select(TEXINFO_NOISE).remove();
+    }
     dropHeadingAnchors(content);
     dropPagers(content);
     katexAsTex(content);
@@ -234,7 +253,9 @@ public final class HtmlReader {
       content.select(H1_H2).stream().filter(h -> sameLabel(h.text(), siteName)).forEach(Element::remove);
     }
 
-    Element titleHeading = titleHeading(content, titleParts[0]);
+    // a Texinfo node's <title> is "Node (Manual title)" and its heading may be an h4 (a subsection's
+    // page), which would otherwise stay in the text under the manual's name
+    Element titleHeading = texinfo ? content.selectFirst(TEXINFO_HEADING) : titleHeading(content, titleParts[0]);
     String title = titleHeading != null ? titleHeading.text().strip() : titleParts[0];
     if (titleHeading != null) {
       // the page starts at its title: what the content holds above it is breadcrumbs (Hextra's carry no
@@ -642,6 +663,13 @@ public final class HtmlReader {
         katex.replaceWith(new TextNode("$" + source + "$"));
       }
     }
+  }
+
+  /** makeinfo, texi2any and the older texi2html name themselves in the generator meta tag. */
+  private static boolean isTexinfo(Document doc) {
+    Element generator = doc.selectFirst(GENERATOR);
+    String name = generator == null ? "" : generator.attr("content").strip().toLowerCase(Locale.ROOT);
+    return name.startsWith("makeinfo") || name.startsWith("texi2any") || name.startsWith("texi2html");
   }
 
   private static boolean isRustdoc(Document doc) {
