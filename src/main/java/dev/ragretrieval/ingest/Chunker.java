@@ -8,9 +8,10 @@ import java.util.UUID;
 import java.util.regex.Pattern;
 
 /**
- * Splits a page into chunks: first at its headings, then by size on paragraph, sentence and
+ * Splits a page into chunks: first at its headings, then by size on paragraph, line, sentence and
  * word boundaries, each chunk starting with the end of the one before (the overlap) so a fact
- * cut in two is still whole in one of them.
+ * cut in two is still whole in one of them. A paragraph of several lines (code, a list) is cut
+ * between its lines and keeps its indentation: Python read back without it is other code.
  */
 public final class Chunker {
 
@@ -31,10 +32,12 @@ public final class Chunker {
    * Raise on any change to how pages become chunks (splitting, payload, the embedded header): the
    * next ingest then re-embeds every chunk, because its content hash covers this.
    */
-  static final int ALGORITHM = 2;
+  static final int ALGORITHM = 3;
 
   private static final Pattern PARAGRAPHS = Pattern.compile("\\n\\s*\\n");
   private static final Pattern SENTENCES = Pattern.compile("(?<=[.!?])\\s+");
+  /** Blank lines at the start, and everything blank at the end: what is trimmed off a text, not its indentation. */
+  private static final Pattern BLANK_ENDS = Pattern.compile("^(?:[ \\t]*\\R)+|\\s+$");
 
   private final Limits limits;
 
@@ -100,7 +103,7 @@ public final class Chunker {
 
   /** The pieces of one section's text, in order; none when it is blank. */
   List<String> split(String text) {
-    String body = text == null ? "" : text.strip();
+    String body = text == null ? "" : trimmed(text);
     if (body.isEmpty()) {
       return List.of();
     }
@@ -111,46 +114,68 @@ public final class Chunker {
     StringBuilder current = new StringBuilder();
     boolean fresh = true; // current holds nothing but the overlap carried over
     for (Unit unit : units(body)) {
-      String separator = current.length() == 0 ? "" : unit.paragraphStart() ? "\n\n" : " ";
+      String separator = current.length() == 0 ? "" : unit.separator();
       if (!fresh && current.length() + separator.length() + unit.text().length() > limits.targetChars()) {
-        String done = current.toString().strip();
+        String done = trimmed(current.toString());
         chunks.add(done);
         current.setLength(0);
         current.append(overlapOf(done));
-        separator = current.length() == 0 ? "" : " ";
+        // the overlap ends where the finished chunk did: a paragraph or a line of code still starts anew
+        separator = current.length() == 0 ? "" : unit.separator();
       }
       current.append(separator).append(unit.text());
       fresh = false;
     }
     if (!fresh) {
-      chunks.add(current.toString().strip());
+      chunks.add(trimmed(current.toString()));
     }
     return chunks;
   }
 
-  private record Unit(String text, boolean paragraphStart) {}
+  /** A piece of text and what goes between it and the piece before: a blank line, a new line or a space. */
+  private record Unit(String text, String separator) {}
 
-  /** Paragraphs, or for long ones their sentences, or for long sentences word-bounded pieces. */
+  /**
+   * Paragraphs; a long one's lines, when it has several; a long line's sentences; a long sentence's
+   * word-bounded pieces.
+   */
   private List<Unit> units(String body) {
     List<Unit> units = new ArrayList<>();
     for (String paragraph : PARAGRAPHS.split(body)) {
-      String p = paragraph.strip();
+      String p = trimmed(paragraph);
       if (p.isEmpty()) {
         continue;
       }
       if (p.length() <= limits.targetChars()) {
-        units.add(new Unit(p, true));
+        units.add(new Unit(p, "\n\n"));
         continue;
       }
-      boolean first = true;
-      for (String sentence : SENTENCES.split(p)) {
-        for (String piece : pieces(sentence.strip())) {
-          units.add(new Unit(piece, first));
-          first = false;
+      String separator = "\n\n";
+      for (String line : p.lines().toList()) {
+        if (line.length() <= limits.targetChars()) {
+          units.add(new Unit(line.stripTrailing(), separator));
+          separator = "\n";
+          continue;
         }
+        for (String sentence : SENTENCES.split(line.strip())) {
+          for (String piece : pieces(sentence.strip())) {
+            units.add(new Unit(piece, separator));
+            separator = " ";
+          }
+        }
+        separator = "\n";
       }
     }
     return units;
+  }
+
+  /**
+   * {@code text} without its blank lines at the start and its whitespace at the end; the first of
+   * several lines keeps its indent (one line of words has no indent to keep).
+   */
+  private static String trimmed(String text) {
+    String trimmed = BLANK_ENDS.matcher(text).replaceAll("");
+    return trimmed.indexOf('\n') < 0 ? trimmed.strip() : trimmed;
   }
 
   private List<String> pieces(String sentence) {

@@ -49,6 +49,32 @@ class ChunkerTest {
   }
 
   @Test
+  @DisplayName("code keeps its lines and their indentation: after a blank line, at a chunk's start, and cut"
+      + " between lines when a block is longer than the target")
+  void codeKeepsItsLines() {
+    String method = "    def step(self, dt):\n        self.t += dt\n        return self.t\n";
+    StringBuilder code = new StringBuilder("class Clock:\n");
+    for (int i = 0; i < 12; i++) {
+      code.append(method.replace("step", "step" + i)).append(i % 3 == 2 ? "\n" : "");
+    }
+    String text = sentences(3, "clocks") + "\n\n" + code + "\n\n" + sentences(2, "timers");
+    List<String> chunks = new Chunker(LIMITS).split(text);
+    assertThat(chunks).hasSizeGreaterThan(3);
+    // every line of the code is whole, indentation and all, in some chunk, on a line of its own
+    for (String line : code.toString().split("\n")) {
+      if (!line.isBlank()) {
+        assertThat(chunks).as(line).anyMatch(c -> c.lines().anyMatch(line::equals));
+      }
+    }
+    // the lines after each blank line and at each chunk's start are still indented
+    assertThat(chunks).filteredOn(c -> c.contains("def step")).allSatisfy(c ->
+        assertThat(c.lines().filter(l -> l.contains("def step"))).allMatch(l -> l.startsWith("    def step")));
+    assertThat(chunks).allSatisfy(c -> assertThat(c.length()).isLessThanOrEqualTo(300 + 60 + 2));
+    assertThat(new Chunker(LIMITS).split("\n\n    indented();\n    again();\n")).containsExactly(
+        "    indented();\n    again();");
+  }
+
+  @Test
   @DisplayName("a single word longer than the target is cut, and no chunk ever exceeds the hard cap")
   void hardCap() {
     String blob = "x".repeat(2500) + " " + "y".repeat(10);
