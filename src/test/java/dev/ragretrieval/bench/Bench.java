@@ -313,16 +313,41 @@ public final class Bench {
    */
   private void profile(String profile) throws Exception {
     Files.createDirectories(Path.of(profile));
-    record(profile, "uncached-64", () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2)));
-    record(profile, "cached-256", () -> load(256, n -> retrieve(cachedQuestion(n)), phase.multipliedBy(2)));
-    record(profile, "sse-64", () -> load(64, n -> stream(cachedQuestion(n)), phase.multipliedBy(2)));
+    Duration slice = Duration.ofSeconds(4);
+    record(profile, "uncached-64", () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2)),
+        () -> load(64, n -> retrieve(uniqueQuestion()), slice));
+    record(profile, "cached-256", () -> load(256, n -> retrieve(cachedQuestion(n)), phase.multipliedBy(2)),
+        () -> load(256, n -> retrieve(cachedQuestion(n)), slice));
+    record(profile, "sse-64", () -> load(64, n -> stream(cachedQuestion(n)), phase.multipliedBy(2)),
+        () -> load(64, n -> stream(cachedQuestion(n)), slice));
   }
 
-  private void record(String profile, String name, Round phase) throws Exception {
-    run("jcmd", String.valueOf(service.pid()), "JFR.start", "name=" + name, "settings=profile",
+  /**
+   * A JFR recording of the service over {@code phase}, into dir/NAME.jfr, of the code the rows ran.
+   * Starting a recording with these settings makes the JIT compiler work again: one started on a
+   * settled process had C2 compile the whole request path afresh, dozens of methods, through the
+   * half minute it recorded (forty-first pass). So a recording with the same settings and no file
+   * is started first and kept on, {@code slice} runs until the compiler has settled again, and only
+   * then does the recording that is kept start.
+   */
+  private void record(String profile, String name, Round phase, Round slice) throws Exception {
+    String pid = String.valueOf(service.pid());
+    run("jcmd", pid, "JFR.start", "name=" + name + "-settling", "settings=profile");
+    settle("JFR on, " + name, slice);
+    run("jcmd", pid, "JFR.start", "name=" + name, "settings=profile",
         "filename=" + Path.of(profile, name + ".jfr").toAbsolutePath());
     phase.run();
-    run("jcmd", String.valueOf(service.pid()), "JFR.stop", "name=" + name);
+    run("jcmd", pid, "JFR.stop", "name=" + name);
+    run("jcmd", pid, "JFR.stop", "name=" + name + "-settling");
+  }
+
+  /** {@code slice} again and again, unmeasured, until the JIT compiler takes under {@link #JIT_SETTLED} of one. */
+  private void settle(String what, Round slice) throws Exception {
+    for (int number = 1; number <= MAX_WARM_UP_ROUNDS; number++) {
+      if (warmUpRound(what + ": settling, ", number, List.of(slice)) < JIT_SETTLED) {
+        return;
+      }
+    }
   }
 
   /**
@@ -540,7 +565,8 @@ public final class Bench {
           Files.createDirectories(Path.of(profile));
           Round fresh = () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2));
           if (restart == 1) {
-            fresh.run(); // its last rows were repeated questions (see below)
+            // its last rows were repeated questions (see below)
+            settle("new questions at 64 clients", () -> load(64, n -> retrieve(uniqueQuestion()), Duration.ofSeconds(4)));
           }
           perf(profile, "realistic-new-64-process-" + restart, fresh);
         }
@@ -587,18 +613,22 @@ public final class Bench {
         measure(service, SERVICE_PORT);
         Files.createDirectories(Path.of(profile));
         Round fresh = () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2));
+        Round freshSlice = () -> load(64, n -> retrieve(uniqueQuestion()), Duration.ofSeconds(4));
         Round repeated = () -> load(256, n -> retrieve(cachedQuestion(n)), phase.multipliedBy(2));
+        Round repeatedSlice = () -> load(256, n -> retrieve(cachedQuestion(n)), Duration.ofSeconds(4));
         // after a minute of repeated questions the JVM may have dropped the new questions' compiled
-        // code (a perf profile without this round showed the C2 compiler at 60% of the service's CPU):
-        // one round unrecorded first, so the recording shows the steady state the rows measured
-        fresh.run();
-        record(profile, "realistic-new-64", fresh);
+        // code (a perf profile without this showed the C2 compiler at 60% of the service's CPU): new
+        // questions unrecorded until the compiler has settled, so the recordings show the steady state
+        // the rows measured. perf before JFR: stopping a JFR recording makes the compiler work again
+        // (a perf recording right after one had the C2 threads in 17% of its samples, forty-first pass)
+        settle("new questions at 64 clients", freshSlice);
         if (Boolean.getBoolean("bench.perf")) {
           perf(profile, "realistic-new-64", fresh);
           syscalls(profile, "realistic-new-64",
               () -> load(64, n -> retrieve(uniqueQuestion()), phase.multipliedBy(2)).completed());
         }
-        record(profile, "realistic-repeated-256", repeated);
+        record(profile, "realistic-new-64", fresh, freshSlice);
+        record(profile, "realistic-repeated-256", repeated, repeatedSlice);
       }
     } finally {
       if (peer != null) {
