@@ -619,8 +619,8 @@ public final class Bench {
         // after a minute of repeated questions the JVM may have dropped the new questions' compiled
         // code (a perf profile without this showed the C2 compiler at 60% of the service's CPU): new
         // questions unrecorded until the compiler has settled, so the recordings show the steady state
-        // the rows measured. perf before JFR: stopping a JFR recording makes the compiler work again
-        // (a perf recording right after one had the C2 threads in 17% of its samples, forty-first pass)
+        // the rows measured. perf before JFR: a JFR recording makes the compiler work again (a perf
+        // recording right after one had the C2 threads in 17% of its samples, forty-first pass)
         settle("new questions at 64 clients", freshSlice);
         if (Boolean.getBoolean("bench.perf")) {
           perf(profile, "realistic-new-64", fresh);
