@@ -665,16 +665,20 @@ public final class HtmlReader {
     }
   }
 
+  /** What the page's generator meta tag says made it ("rustdoc", "makeinfo"); "" without one. */
+  private static String generator(Document doc) {
+    Element generator = doc.selectFirst(GENERATOR);
+    return generator == null ? "" : generator.attr("content").strip();
+  }
+
   /** makeinfo, texi2any and the older texi2html name themselves in the generator meta tag. */
   private static boolean isTexinfo(Document doc) {
-    Element generator = doc.selectFirst(GENERATOR);
-    String name = generator == null ? "" : generator.attr("content").strip().toLowerCase(Locale.ROOT);
+    String name = generator(doc).toLowerCase(Locale.ROOT);
     return name.startsWith("makeinfo") || name.startsWith("texi2any") || name.startsWith("texi2html");
   }
 
   private static boolean isRustdoc(Document doc) {
-    Element generator = doc.selectFirst(GENERATOR);
-    return generator != null && generator.attr("content").strip().equals("rustdoc");
+    return generator(doc).equals("rustdoc");
   }
 
   /**
@@ -684,8 +688,7 @@ public final class HtmlReader {
    * says it is one of them.
    */
   private static String assetRoot(Document doc) {
-    Element generator = doc.selectFirst(GENERATOR);
-    String name = generator == null ? "" : generator.attr("content").strip();
+    String name = generator(doc);
     String folder = name.startsWith("Rspress") ? "/static/js/"
         : name.startsWith("VuePress") ? "/assets/" : "/_next/static/";
     for (Element script : doc.select(SCRIPT_SRC)) {

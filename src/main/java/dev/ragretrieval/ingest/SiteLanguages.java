@@ -225,7 +225,8 @@ record SiteLanguages(List<String> folders, List<String> codes, String marked, St
   static SiteLanguages hugo(String config, boolean toml) {
     Map<String, String> languages = hugoLanguages(config, toml);
     String main = hugoDefault(config);
-    String served = HUGO_IN_SUBDIR.matcher(config).find() ? main + "/" : "";
+    // Hugo writes its addresses in lower case, the language's folder too ("pt-br/")
+    String served = HUGO_IN_SUBDIR.matcher(config).find() ? main.toLowerCase(Locale.ROOT) + "/" : "";
     if (languages.isEmpty()) {
       return served.isEmpty() ? NONE : new SiteLanguages(List.of(), List.of(), null, null, served);
     }

@@ -236,6 +236,12 @@ class MarkdownFolderTest {
     assertThat(MarkdownFolder.site(root, site).pages()).extracting(Page::documentId, Page::sourceUrl).containsExactly(
         tuple("content/guide/_index", site + "en/guide/"), tuple("content/guide/setup", site + "en/guide/setup/"));
 
+    // Hugo's addresses are in lower case, the language's folder too
+    Files.writeString(root.resolve("hugo.toml"),
+        "defaultContentLanguage = 'pt-BR'\ndefaultContentLanguageInSubdir = true\n");
+    assertThat(MarkdownFolder.site(root, site).pages()).extracting(Page::sourceUrl)
+        .containsExactly(site + "pt-br/guide/", site + "pt-br/guide/setup/");
+
     Files.writeString(root.resolve("hugo.toml"),
         "baseURL = 'https://ex.org/book/'\ndefaultContentLanguageInSubdir = false\n");
     assertThat(MarkdownFolder.site(root, site).pages()).extracting(Page::sourceUrl)
